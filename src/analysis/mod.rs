@@ -1,0 +1,4 @@
+//! Frame analysis over the imported tables.
+
+pub mod sql_functions;
+pub mod stdlib;

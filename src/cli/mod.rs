@@ -1,0 +1,58 @@
+//! Command-line interface: one module per command. Nothing below this module knows about
+//! the command line.
+
+pub mod export;
+pub mod gfxinfo;
+pub mod output;
+pub mod query;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "frameprobe",
+    version,
+    about = "Frame and jank analysis for Android Perfetto traces"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run SQL over the trace's tables (named and shaped like Perfetto trace_processor's).
+    Query(query::QueryArgs),
+    /// Write the loaded tables to a SQLite file (for sqlite3, DuckDB, Datasette).
+    Export(export::ExportArgs),
+    /// Recompute HWUI JankTracker verdicts from `dumpsys gfxinfo <pkg> framestats` output.
+    Gfxinfo(gfxinfo::GfxinfoArgs),
+}
+
+/// Exit codes: 0 success, 1 a check failed (CI gates), 2 could not do the job.
+pub const EXIT_ERROR: u8 = 2;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Query(a) => query::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Gfxinfo(a) => gfxinfo::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// Prints import warnings (damage after a good prefix) on standard error.
+pub fn report_warnings(path: &std::path::Path, warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+}

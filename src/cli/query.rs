@@ -1,0 +1,84 @@
+//! `frameprobe query TRACE [SQL] [--file F] [--format table|csv|json]`.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use rusqlite::fallible_iterator::FallibleIterator;
+use rusqlite::types::Value;
+use rusqlite::Connection;
+
+use super::output::{self, Format, ResultSet};
+use crate::import::{load, LoadOptions};
+use crate::store::sqlite::{to_connection, ExportOptions};
+
+#[derive(clap::Args)]
+pub struct QueryArgs {
+    /// Trace file (`-` for standard input; gzip is detected).
+    pub trace: PathBuf,
+    /// The SQL to run; read from --file or standard input when absent.
+    pub sql: Option<String>,
+    /// Read the SQL from this file.
+    #[arg(long, short = 'f')]
+    pub file: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+/// Runs every statement; returns the result of the last one that produces columns.
+pub fn run_sql(conn: &Connection, sql: &str) -> Result<ResultSet> {
+    let sql = crate::analysis::stdlib::strip_includes(conn, sql)?;
+    let mut last = ResultSet {
+        columns: Vec::new(),
+        rows: Vec::new(),
+    };
+    let mut batch = rusqlite::Batch::new(conn, &sql);
+    while let Some(mut stmt) = batch.next()? {
+        let columns: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
+        let n = columns.len();
+        let mut rows = Vec::new();
+        let mut q = stmt.raw_query();
+        while let Some(r) = q.next()? {
+            let mut row = Vec::with_capacity(n);
+            for i in 0..n {
+                row.push(r.get::<_, Value>(i)?);
+            }
+            rows.push(row);
+        }
+        if n > 0 {
+            last = ResultSet { columns, rows };
+        }
+    }
+    Ok(last)
+}
+
+pub fn run(a: QueryArgs) -> Result<ExitCode> {
+    let sql = match (&a.sql, &a.file) {
+        (Some(s), None) => s.clone(),
+        (None, Some(f)) => std::fs::read_to_string(f)
+            .with_context(|| format!("cannot read SQL file {}", f.display()))?,
+        (None, None) => {
+            if a.trace.as_os_str() == "-" {
+                bail!("the trace is read from standard input, so give the SQL as an argument or with --file");
+            }
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("reading SQL from standard input")?;
+            s
+        }
+        (Some(_), Some(_)) => bail!("give the SQL either as an argument or with --file, not both"),
+    };
+    let loaded = load(&a.trace, LoadOptions::all())
+        .with_context(|| format!("cannot load {}", a.trace.display()))?;
+    super::report_warnings(&a.trace, &loaded.warnings);
+    let conn = to_connection(&loaded.store, ExportOptions::default())
+        .context("building the SQL tables")?;
+    let rs = run_sql(&conn, &sql).context("query failed")?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    output::write(&mut out, &rs, a.format)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,1 @@
+//! `dumpsys gfxinfo <pkg> framestats` parsing and HWUI JankTracker verdicts (issue 6).

@@ -1,0 +1,324 @@
+//! Importers: one module per data source, each a small state machine fed with
+//! timestamp-ordered events, writing into the [`Store`].
+
+pub mod android_props;
+pub mod frame_timeline;
+pub mod ftrace;
+pub mod graphics_frame;
+pub mod process_tree;
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::Instant;
+
+use crate::protos;
+use crate::store::processes::ProcessTracker;
+use crate::store::slices::SliceTracker;
+use crate::store::tracks::TrackTracker;
+use crate::store::{MetaValue, Store};
+use crate::trace::fields as f;
+use crate::trace::ftrace_ids as fid;
+use crate::trace::reader::{PacketReader, ReadError, TraceSource};
+use crate::trace::sort::{CompactSwitch, CompactWaking, EventSink, PacketEvent};
+use crate::trace::tokenizer::{Tokenizer, TokenizerHost, Wanted};
+
+/// Which data sources to import. A command asks only for what it needs; skipped data costs
+/// only the time to step over it.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    /// sched_switch / sched_waking / compact_sched (the `sched` table, thread states).
+    pub sched: bool,
+    /// Process lifecycle ftrace events (task_newtask, task_rename, sched_process_free, ...).
+    pub process_events: bool,
+    /// atrace (`print` and vendor tracing_mark_write) slices, instants and counters.
+    pub atrace: bool,
+    /// Kernel counters: cpu_frequency, cpu_frequency_limits, sched_cpu_util_cfs, ...
+    pub kernel_counters: bool,
+    pub frame_timeline: bool,
+    pub graphics_frames: bool,
+    pub process_tree: bool,
+    pub system_properties: bool,
+    /// Show a progress bar on standard error when it is a terminal.
+    pub progress: bool,
+}
+
+impl LoadOptions {
+    pub fn all() -> Self {
+        LoadOptions {
+            sched: true,
+            process_events: true,
+            atrace: true,
+            kernel_counters: true,
+            frame_timeline: true,
+            graphics_frames: true,
+            process_tree: true,
+            system_properties: true,
+            progress: true,
+        }
+    }
+
+    fn wanted(&self) -> Wanted {
+        let mut ftrace = Vec::new();
+        let mut packets = Vec::new();
+        if self.sched {
+            ftrace.extend([
+                fid::SCHED_SWITCH,
+                fid::SCHED_WAKING,
+                fid::SCHED_WAKEUP,
+                fid::SCHED_WAKEUP_NEW,
+            ]);
+        }
+        if self.process_events || self.sched {
+            ftrace.extend([
+                fid::TASK_NEWTASK,
+                fid::TASK_RENAME,
+                fid::SCHED_PROCESS_FREE,
+                fid::SCHED_PROCESS_EXIT,
+                fid::LOWMEMORY_KILL,
+            ]);
+        }
+        if self.atrace {
+            ftrace.extend([
+                fid::PRINT,
+                fid::TRACING_MARK_WRITE,
+                fid::SDE_TRACING_MARK_WRITE,
+                fid::DPU_TRACING_MARK_WRITE,
+                fid::G2D_TRACING_MARK_WRITE,
+                fid::MALI_TRACING_MARK_WRITE,
+                fid::SYS_ENTER,
+                fid::SYS_EXIT,
+            ]);
+            packets.push(f::INITIAL_DISPLAY_STATE);
+        }
+        if self.kernel_counters {
+            ftrace.extend([
+                fid::CPU_FREQUENCY,
+                fid::CPU_FREQUENCY_LIMITS,
+                fid::CPU_IDLE,
+                fid::GPU_FREQUENCY,
+                fid::SCHED_CPU_UTIL_CFS,
+            ]);
+        }
+        if self.frame_timeline {
+            packets.push(f::FRAME_TIMELINE_EVENT);
+        }
+        if self.graphics_frames {
+            packets.push(f::GRAPHICS_FRAME_EVENT);
+        }
+        if self.process_tree {
+            packets.extend([f::PROCESS_TREE, f::PROCESS_STATS]);
+        }
+        if self.system_properties {
+            packets.extend([f::ANDROID_SYSTEM_PROPERTY, f::INITIAL_DISPLAY_STATE]);
+        }
+        Wanted {
+            ftrace,
+            compact_sched: self.sched,
+            packets,
+        }
+    }
+}
+
+/// Shared state every importer writes through.
+pub struct Ctx {
+    pub store: Store,
+    pub procs: ProcessTracker,
+    pub tracks: TrackTracker,
+    pub slices: SliceTracker,
+}
+
+impl Ctx {
+    pub fn new() -> Self {
+        let mut store = Store::default();
+        let procs = ProcessTracker::new(&mut store);
+        Ctx {
+            store,
+            procs,
+            tracks: TrackTracker::default(),
+            slices: SliceTracker::default(),
+        }
+    }
+}
+
+impl Default for Ctx {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Receives sorted events and routes them to the importer of their data source.
+pub struct Importer {
+    pub ctx: Ctx,
+    pub ftrace: ftrace::FtraceParser,
+    pub frame_timeline: frame_timeline::FrameTimelineImporter,
+    pub graphics: graphics_frame::GraphicsFrameImporter,
+    pub process_tree: process_tree::ProcessTreeImporter,
+    pub props: android_props::AndroidPropsImporter,
+}
+
+impl Importer {
+    pub fn new() -> Self {
+        let mut ctx = Ctx::new();
+        let ftrace = ftrace::FtraceParser::new(&mut ctx);
+        Importer {
+            ctx,
+            ftrace,
+            frame_timeline: Default::default(),
+            graphics: Default::default(),
+            process_tree: Default::default(),
+            props: Default::default(),
+        }
+    }
+}
+
+impl Default for Importer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EventSink for Importer {
+    fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
+        self.ftrace.event(&mut self.ctx, ts, cpu, event);
+    }
+    fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch) {
+        self.ftrace.compact_switch(&mut self.ctx, ts, cpu, e);
+    }
+    fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking) {
+        self.ftrace.compact_waking(&mut self.ctx, ts, cpu, e);
+    }
+    fn packet(&mut self, ts: i64, e: &PacketEvent, payload: &[u8]) {
+        let ctx = &mut self.ctx;
+        match e.field {
+            f::FRAME_TIMELINE_EVENT => self.frame_timeline.event(ctx, ts, payload),
+            f::GRAPHICS_FRAME_EVENT => self.graphics.event(ctx, ts, payload, e.machine_id),
+            f::PROCESS_TREE => self.process_tree.process_tree(ctx, ts, payload),
+            f::PROCESS_STATS => self.process_tree.process_stats(ctx, ts, payload),
+            f::ANDROID_SYSTEM_PROPERTY => self.props.system_property(ctx, ts, payload),
+            f::INITIAL_DISPLAY_STATE => self.props.initial_display_state(ctx, ts, payload),
+            _ => {}
+        }
+    }
+    fn out_of_order(&mut self) {
+        self.ctx.store.stat(
+            "sorter_push_event_out_of_order",
+            crate::store::Severity::DataLoss,
+            "An event arrived after later events had been processed and was dropped.",
+        );
+    }
+}
+
+impl TokenizerHost for Importer {
+    fn store(&mut self) -> &mut Store {
+        &mut self.ctx.store
+    }
+    fn on_system_info(&mut self, info: &protos::SystemInfo) {
+        let s = &mut self.ctx.store;
+        if let Some(v) = info.android_sdk_version {
+            s.set_metadata("android_sdk_version", MetaValue::Int(v as i64));
+        }
+        if let Some(fp) = &info.android_build_fingerprint {
+            s.set_metadata("android_build_fingerprint", MetaValue::Str(fp.clone()));
+        }
+        if let Some(u) = &info.utsname {
+            if let Some(m) = &u.machine {
+                s.set_metadata("system_machine", MetaValue::Str(m.clone()));
+                self.ftrace.set_arch(m);
+            }
+            if let Some(r) = &u.release {
+                s.set_metadata("system_release", MetaValue::Str(r.clone()));
+            }
+        }
+        if let Some(v) = &info.tracing_service_version {
+            s.set_metadata("tracing_service_version", MetaValue::Str(v.clone()));
+        }
+    }
+}
+
+/// The result of loading a trace: the store, plus what went wrong along the way.
+pub struct Loaded {
+    pub store: Store,
+    /// Problems that did not stop the import (truncation, corruption after a good prefix).
+    pub warnings: Vec<String>,
+    pub bytes_read: u64,
+    pub packets: u64,
+}
+
+/// Reads a whole trace (a path, or `-` for standard input) into a [`Store`].
+/// Unreadable input is an error; damage after a good prefix is a warning.
+pub fn load(path: &Path, opts: LoadOptions) -> Result<Loaded, ReadError> {
+    let src = TraceSource::open(path)?;
+    load_source(src, opts)
+}
+
+pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadError> {
+    let mut reader = PacketReader::new(src);
+    let mut tok = Tokenizer::new(opts.wanted());
+    let mut imp = Importer::new();
+    let mut warnings = Vec::new();
+    let progress = opts.progress && std::io::stderr().is_terminal();
+    let total = reader.source_size();
+    let started = Instant::now();
+    let mut last_report = Instant::now();
+    let mut packets = 0u64;
+    loop {
+        match reader.next_packet() {
+            Ok(Some(p)) => {
+                packets += 1;
+                let (bytes, offset) = (p.bytes, p.offset);
+                tok.packet(bytes, offset, &mut imp);
+            }
+            Ok(None) => break,
+            Err(e) if packets == 0 => return Err(e),
+            Err(e) => {
+                if let Some(off) = e.offset() {
+                    imp.ctx
+                        .store
+                        .set_metadata("trace_damaged_at_offset", MetaValue::Int(off as i64));
+                }
+                imp.ctx.store.stat(
+                    "trace_truncated_or_corrupt",
+                    crate::store::Severity::DataLoss,
+                    "The trace ended in the middle of a packet or was corrupt; everything after the damage was ignored.",
+                );
+                warnings.push(format!(
+                    "{e}; imported the {packets} complete packets before it"
+                ));
+                break;
+            }
+        }
+        if progress && last_report.elapsed().as_millis() > 200 {
+            last_report = Instant::now();
+            let done = reader.offset();
+            match total {
+                Some(t) if t > 0 => eprint!(
+                    "\rloading {}: {:5.1}% ({} MB)",
+                    reader.source_name(),
+                    done as f64 * 100.0 / t as f64,
+                    done >> 20
+                ),
+                _ => eprint!("\rloading {}: {} MB", reader.source_name(), done >> 20),
+            }
+        }
+    }
+    tok.finish(&mut imp);
+    imp.finish();
+    if progress && started.elapsed().as_millis() > 200 {
+        eprint!("\r\x1b[K");
+    }
+    Ok(Loaded {
+        store: imp.ctx.store,
+        warnings,
+        bytes_read: reader.offset(),
+        packets,
+    })
+}
+
+impl Importer {
+    /// End-of-trace work of each importer (e.g. closing what is still open).
+    fn finish(&mut self) {
+        self.ftrace.finish(&mut self.ctx);
+        self.frame_timeline.finish(&mut self.ctx);
+        self.graphics.finish(&mut self.ctx);
+    }
+}

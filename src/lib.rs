@@ -1,0 +1,16 @@
+//! frameprobe as a library: trace reading, Perfetto-shaped tables, frame analysis and
+//! reports. The binary (`src/main.rs`) is a thin wrapper around [`cli`].
+
+pub mod analysis;
+pub mod cli;
+pub mod gfxinfo;
+pub mod import;
+pub mod report;
+pub mod store;
+pub mod trace;
+
+/// Types generated from `proto/perfetto_subset.proto` (field numbers identical to Perfetto's).
+pub mod protos {
+    #![allow(clippy::all, missing_docs)]
+    include!(concat!(env!("OUT_DIR"), "/perfetto.protos.rs"));
+}

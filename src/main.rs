@@ -1,0 +1,7 @@
+//! frameprobe: offline frame and jank analysis for Android Perfetto traces.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    frameprobe::cli::main()
+}

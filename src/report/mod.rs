@@ -1,0 +1,1 @@
+//! Renderers: table, CSV, JSON, Markdown, HTML.

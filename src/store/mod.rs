@@ -1,0 +1,253 @@
+//! The in-memory store: tables shaped like trace_processor's, filled by the importers and
+//! written to SQLite (or read directly by the analysis) afterwards.
+
+pub mod args;
+pub mod processes;
+pub mod slices;
+pub mod sqlite;
+pub mod strings;
+pub mod tracks;
+
+use std::collections::BTreeMap;
+
+use args::{ArgSetId, ArgTable};
+use strings::{StrId, StringPool};
+
+pub type Upid = u32;
+pub type Utid = u32;
+pub type TrackId = u32;
+pub type SliceId = u32;
+
+#[derive(Debug, Clone, Default)]
+pub struct ProcessRow {
+    pub pid: i64,
+    pub name: Option<StrId>,
+    pub start_ts: Option<i64>,
+    pub end_ts: Option<i64>,
+    pub parent_upid: Option<Upid>,
+    pub uid: Option<i64>,
+    pub android_appid: Option<i64>,
+    pub android_user_id: Option<i64>,
+    pub cmdline: Option<StrId>,
+    pub arg_set_id: Option<ArgSetId>,
+    pub machine_id: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ThreadRow {
+    pub tid: i64,
+    pub name: Option<StrId>,
+    pub start_ts: Option<i64>,
+    pub end_ts: Option<i64>,
+    pub upid: Option<Upid>,
+    pub is_main_thread: Option<bool>,
+    pub is_idle: bool,
+    pub machine_id: Option<u32>,
+    pub arg_set_id: Option<ArgSetId>,
+}
+
+/// What a track is attached to; mirrors trace_processor's track dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TrackScope {
+    Global,
+    Thread(Utid),
+    Process(Upid),
+    Cpu(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventType {
+    Slice,
+    Counter,
+}
+
+#[derive(Debug, Clone)]
+pub struct TrackRow {
+    pub name: Option<StrId>,
+    /// trace_processor's track `type` (classification), e.g. "thread", "cpu_frequency".
+    pub kind: StrId,
+    pub event_type: EventType,
+    pub scope: TrackScope,
+    pub dimension_arg_set_id: Option<ArgSetId>,
+    pub source_arg_set_id: Option<ArgSetId>,
+    pub machine_id: Option<u32>,
+    pub counter_unit: Option<StrId>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SliceRow {
+    pub ts: i64,
+    pub dur: i64,
+    pub track_id: TrackId,
+    pub category: Option<StrId>,
+    pub name: Option<StrId>,
+    pub depth: u32,
+    pub parent_id: Option<SliceId>,
+    pub arg_set_id: Option<ArgSetId>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CounterRow {
+    pub ts: i64,
+    pub track_id: TrackId,
+    pub value: f64,
+    pub arg_set_id: Option<ArgSetId>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SchedRow {
+    pub ts: i64,
+    pub dur: i64,
+    pub cpu: u32,
+    pub utid: Utid,
+    pub end_state: Option<StrId>,
+    pub priority: i32,
+}
+
+#[derive(Debug, Clone)]
+pub struct FlowRow {
+    pub slice_out: SliceId,
+    pub slice_in: SliceId,
+}
+
+/// Extra columns of `expected_frame_timeline_slice` / `actual_frame_timeline_slice`.
+#[derive(Debug, Clone, Default)]
+pub struct FrameTimelineRow {
+    pub slice_id: SliceId,
+    pub actual: bool,
+    pub upid: Upid,
+    pub display_frame_token: i64,
+    pub surface_frame_token: Option<i64>,
+    pub layer_name: Option<StrId>,
+    pub present_type: Option<StrId>,
+    pub on_time_finish: Option<i64>,
+    pub gpu_composition: Option<i64>,
+    pub jank_type: Option<StrId>,
+    pub jank_severity_type: Option<StrId>,
+    pub prediction_type: Option<StrId>,
+    pub jank_tag: Option<StrId>,
+    pub jank_tag_experimental: Option<StrId>,
+    pub jank_score: Option<f64>,
+    pub latched_unsignaled_count: Option<i64>,
+    pub addressable_unsignaled_latch_count: Option<i64>,
+    pub latched_fence_state: Option<StrId>,
+    /// Raw bitmask, kept for the analysis.
+    pub jank_type_mask: Option<i32>,
+    pub present_type_raw: Option<i32>,
+}
+
+/// Extra columns of `frame_slice` (FrameTracer events and phases).
+#[derive(Debug, Clone, Default)]
+pub struct FrameSliceRow {
+    pub slice_id: SliceId,
+    pub layer_name: Option<StrId>,
+    pub frame_number: Option<i64>,
+    pub queue_to_acquire_time: Option<i64>,
+    pub acquire_to_latch_time: Option<i64>,
+    pub latch_to_present_time: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Info,
+    DataLoss,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::DataLoss => "data_loss",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct StatEntry {
+    pub severity: Severity,
+    pub description: &'static str,
+    pub value: i64,
+}
+
+#[derive(Debug, Clone)]
+pub enum MetaValue {
+    Int(i64),
+    Str(String),
+}
+
+/// Everything imported from one trace.
+#[derive(Default)]
+pub struct Store {
+    pub strings: StringPool,
+    pub args: ArgTable,
+    pub processes: Vec<ProcessRow>,
+    pub threads: Vec<ThreadRow>,
+    pub tracks: Vec<TrackRow>,
+    pub slices: Vec<SliceRow>,
+    pub counters: Vec<CounterRow>,
+    pub sched: Vec<SchedRow>,
+    pub flows: Vec<FlowRow>,
+    pub frame_timeline: Vec<FrameTimelineRow>,
+    pub frame_slices: Vec<FrameSliceRow>,
+    /// (stat name, index) -> entry; index is -1 for unindexed stats.
+    pub stats: BTreeMap<(&'static str, i64), StatEntry>,
+    pub metadata: BTreeMap<String, MetaValue>,
+}
+
+impl Store {
+    pub fn intern(&mut self, s: &str) -> StrId {
+        self.strings.intern(s)
+    }
+
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    pub fn opt_str(&self, id: Option<StrId>) -> Option<&str> {
+        id.map(|i| self.strings.get(i))
+    }
+
+    /// Counts something the importers had to drop or could not interpret.
+    pub fn stat(&mut self, name: &'static str, severity: Severity, description: &'static str) {
+        self.stat_add(name, -1, severity, description, 1);
+    }
+
+    pub fn stat_add(
+        &mut self,
+        name: &'static str,
+        idx: i64,
+        severity: Severity,
+        description: &'static str,
+        n: i64,
+    ) {
+        self.stats
+            .entry((name, idx))
+            .or_insert(StatEntry {
+                severity,
+                description,
+                value: 0,
+            })
+            .value += n;
+    }
+
+    pub fn stat_value(&self, name: &str) -> i64 {
+        self.stats
+            .iter()
+            .filter(|((n, _), _)| *n == name)
+            .map(|(_, e)| e.value)
+            .sum()
+    }
+
+    pub fn set_metadata(&mut self, key: &str, value: MetaValue) {
+        self.metadata.insert(key.to_string(), value);
+    }
+
+    pub fn metadata_int(&self, key: &str) -> Option<i64> {
+        match self.metadata.get(key) {
+            Some(MetaValue::Int(v)) => Some(*v),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,516 @@
+//! Process and thread identity, following trace_processor's process tracker: upid/utid are
+//! row numbers that survive pid/tid reuse, threads are associated with processes as soon as
+//! any event tells us how, and names come from the highest-priority source seen.
+
+use std::collections::HashMap;
+
+use super::strings::StrId;
+use super::{ProcessRow, Store, ThreadRow, Upid, Utid};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ThreadNamePriority {
+    Other = 0,
+    Ftrace = 1,
+    ProcessTree = 2,
+    TraceProcessorConstant = 5,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProcessNamePriority {
+    Other = 0,
+    System = 4,
+}
+
+#[derive(Default)]
+pub struct ProcessTracker {
+    pids: HashMap<i64, Upid>,
+    tids: HashMap<i64, Vec<Utid>>,
+    live_tid: HashMap<i64, Utid>,
+    process_threads: HashMap<Upid, Vec<Utid>>,
+    pending_assocs: Vec<(Utid, Utid)>,
+    pending_parent_assocs: Vec<(Utid, Upid)>,
+    thread_name_priority: Vec<ThreadNamePriority>,
+    process_name_priority: Vec<ProcessNamePriority>,
+    pub machine_id: Option<u32>,
+}
+
+impl ProcessTracker {
+    /// Creates the swapper rows (upid 0 / utid 0 for pid 0 / tid 0).
+    pub fn new(store: &mut Store) -> Self {
+        let mut t = ProcessTracker::default();
+        store.processes.push(ProcessRow {
+            pid: 0,
+            ..Default::default()
+        });
+        store.threads.push(ThreadRow {
+            tid: 0,
+            upid: Some(0),
+            is_main_thread: Some(true),
+            is_idle: true,
+            ..Default::default()
+        });
+        t.thread_name_priority.push(ThreadNamePriority::Other);
+        t.process_name_priority.push(ProcessNamePriority::Other);
+        t
+    }
+
+    /// pid 0 is the idle process and tid 0 its "swapper" thread (ftrace traces).
+    pub fn set_pid_zero_is_swapper(&mut self, store: &mut Store) {
+        self.tids.insert(0, vec![0]);
+        self.live_tid.insert(0, 0);
+        self.pids.insert(0, 0);
+        let name = store.intern("swapper");
+        let utid = self.get_or_create_thread(store, 0);
+        self.update_thread_name(
+            store,
+            utid,
+            Some(name),
+            ThreadNamePriority::TraceProcessorConstant,
+        );
+    }
+
+    fn start_new_thread(&mut self, store: &mut Store, ts: Option<i64>, tid: i64) -> Utid {
+        let utid = store.threads.len() as Utid;
+        store.threads.push(ThreadRow {
+            tid,
+            start_ts: ts,
+            machine_id: self.machine_id,
+            ..Default::default()
+        });
+        self.tids.entry(tid).or_default().push(utid);
+        self.live_tid.insert(tid, utid);
+        self.thread_name_priority.push(ThreadNamePriority::Other);
+        utid
+    }
+
+    pub fn start_new_thread_at(&mut self, store: &mut Store, ts: Option<i64>, tid: i64) -> Utid {
+        self.start_new_thread(store, ts, tid)
+    }
+
+    pub fn end_thread(&mut self, store: &mut Store, ts: i64, tid: i64) {
+        let Some(utid) = self.get_thread_or_null(store, tid, None) else {
+            return;
+        };
+        store.threads[utid as usize].end_ts = Some(ts);
+        if let Some(v) = self.tids.get_mut(&tid) {
+            v.retain(|&u| u != utid);
+        }
+        self.refresh_live_tid(store, tid);
+        let Some(upid) = store.threads[utid as usize].upid else {
+            return;
+        };
+        if store.processes[upid as usize].pid != tid {
+            return;
+        }
+        store.processes[upid as usize].end_ts = Some(ts);
+        self.pids.remove(&tid);
+        self.invalidate_process_threads(store, upid);
+    }
+
+    fn is_thread_alive(&self, store: &Store, utid: Utid) -> bool {
+        let t = &store.threads[utid as usize];
+        if t.end_ts.is_some() {
+            return false;
+        }
+        let Some(upid) = t.upid else { return true };
+        let p = &store.processes[upid as usize];
+        if p.end_ts.is_some() {
+            return false;
+        }
+        match self.pids.get(&p.pid) {
+            None => true,
+            Some(&u) => u == upid,
+        }
+    }
+
+    /// The live thread with this tid (in process `pid` when given).
+    pub fn get_thread_or_null(&self, store: &Store, tid: i64, pid: Option<i64>) -> Option<Utid> {
+        let Some(pid) = pid else {
+            return self.live_tid.get(&tid).copied();
+        };
+        let v = self.tids.get(&tid)?;
+        for &utid in v.iter().rev() {
+            if !self.is_thread_alive(store, utid) {
+                continue;
+            }
+            match store.threads[utid as usize].upid {
+                None => return Some(utid),
+                Some(upid) if store.processes[upid as usize].pid == pid => return Some(utid),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn refresh_live_tid(&mut self, store: &Store, tid: i64) {
+        if let Some(v) = self.tids.get(&tid) {
+            for &utid in v.iter().rev() {
+                if self.is_thread_alive(store, utid) {
+                    self.live_tid.insert(tid, utid);
+                    return;
+                }
+            }
+        }
+        self.live_tid.remove(&tid);
+    }
+
+    fn invalidate_process_threads(&mut self, store: &Store, upid: Upid) {
+        let Some(threads) = self.process_threads.get(&upid).cloned() else {
+            return;
+        };
+        for utid in threads {
+            let tid = store.threads[utid as usize].tid;
+            self.refresh_live_tid(store, tid);
+        }
+    }
+
+    pub fn get_or_create_thread(&mut self, store: &mut Store, tid: i64) -> Utid {
+        match self.get_thread_or_null(store, tid, None) {
+            Some(u) => u,
+            None => self.start_new_thread(store, None, tid),
+        }
+    }
+
+    fn get_or_create_thread_with_parent_internal(
+        &mut self,
+        store: &mut Store,
+        tid: i64,
+        upid: Upid,
+        is_main_thread: bool,
+        associate_main_threads: bool,
+    ) -> Utid {
+        let pid = store.processes[upid as usize].pid;
+        let existing = self.get_thread_or_null(store, tid, Some(pid));
+        let utid = match existing {
+            Some(u) => {
+                self.live_tid.insert(tid, u);
+                if let Some(v) = self.tids.get_mut(&tid) {
+                    if v.last() != Some(&u) {
+                        v.retain(|&x| x != u);
+                        v.push(u);
+                    }
+                }
+                u
+            }
+            None => self.start_new_thread(store, None, tid),
+        };
+        if store.threads[utid as usize].upid.is_none() {
+            self.associate_thread_to_process(store, utid, upid, is_main_thread);
+        }
+        let real_upid = store.threads[utid as usize].upid.unwrap_or(upid);
+        self.resolve_pending_associations(store, utid, real_upid, associate_main_threads);
+        utid
+    }
+
+    pub fn get_or_create_thread_with_parent(
+        &mut self,
+        store: &mut Store,
+        tid: i64,
+        upid: Upid,
+        associate_main_threads: bool,
+    ) -> Utid {
+        self.get_or_create_thread_with_parent_internal(
+            store,
+            tid,
+            upid,
+            false,
+            associate_main_threads,
+        )
+    }
+
+    /// Says that `tid` belongs to process `pid` (both created as needed).
+    pub fn update_thread(&mut self, store: &mut Store, tid: i64, pid: i64) -> Utid {
+        let upid = self.get_or_create_process(store, pid);
+        self.get_or_create_thread_with_parent_internal(store, tid, upid, tid == pid, true)
+    }
+
+    pub fn update_thread_name(
+        &mut self,
+        store: &mut Store,
+        utid: Utid,
+        name: Option<StrId>,
+        priority: ThreadNamePriority,
+    ) {
+        let Some(name) = name else { return };
+        let slot = &mut self.thread_name_priority[utid as usize];
+        if priority >= *slot {
+            store.threads[utid as usize].name = Some(name);
+            *slot = priority;
+        }
+    }
+
+    pub fn update_process_name(
+        &mut self,
+        store: &mut Store,
+        upid: Upid,
+        name: Option<StrId>,
+        priority: ProcessNamePriority,
+    ) {
+        let Some(name) = name else { return };
+        while self.process_name_priority.len() <= upid as usize {
+            self.process_name_priority.push(ProcessNamePriority::Other);
+        }
+        let slot = &mut self.process_name_priority[upid as usize];
+        if priority >= *slot {
+            store.processes[upid as usize].name = Some(name);
+            *slot = priority;
+        }
+    }
+
+    pub fn update_thread_name_and_maybe_process_name(
+        &mut self,
+        store: &mut Store,
+        utid: Utid,
+        name: Option<StrId>,
+        priority: ThreadNamePriority,
+    ) {
+        self.update_thread_name(store, utid, name, priority);
+        let t = &store.threads[utid as usize];
+        let Some(upid) = t.upid else { return };
+        if store.processes[upid as usize].pid == t.tid {
+            self.update_process_name(store, upid, name, ProcessNamePriority::System);
+        }
+    }
+
+    fn get_or_create_process_internal(
+        &mut self,
+        store: &mut Store,
+        pid: i64,
+        associate_main_thread: bool,
+    ) -> Upid {
+        if let Some(&u) = self.pids.get(&pid) {
+            return u;
+        }
+        let upid = store.processes.len() as Upid;
+        store.processes.push(ProcessRow {
+            pid,
+            machine_id: self.machine_id,
+            ..Default::default()
+        });
+        self.process_name_priority.push(ProcessNamePriority::Other);
+        self.pids.insert(pid, upid);
+        if associate_main_thread {
+            self.update_thread(store, pid, pid);
+        }
+        upid
+    }
+
+    pub fn get_or_create_process(&mut self, store: &mut Store, pid: i64) -> Upid {
+        self.get_or_create_process_internal(store, pid, true)
+    }
+
+    pub fn get_or_create_process_without_main_thread(
+        &mut self,
+        store: &mut Store,
+        pid: i64,
+    ) -> Upid {
+        self.get_or_create_process_internal(store, pid, false)
+    }
+
+    /// The process currently known under `pid`, if any.
+    pub fn process_for_pid(&self, pid: i64) -> Option<Upid> {
+        self.pids.get(&pid).copied()
+    }
+
+    fn start_new_process_internal(
+        &mut self,
+        store: &mut Store,
+        ts: Option<i64>,
+        parent_upid: Option<Upid>,
+        pid: i64,
+        name: Option<StrId>,
+        priority: ThreadNamePriority,
+        associate_main_thread: bool,
+    ) -> Upid {
+        let recycled = self.pids.remove(&pid);
+        self.tids.remove(&pid);
+        self.live_tid.remove(&pid);
+        if associate_main_thread {
+            let utid = self.start_new_thread(store, ts, pid);
+            self.update_thread_name(store, utid, name, priority);
+        }
+        let upid = self.get_or_create_process_internal(store, pid, associate_main_thread);
+        if let Some(ts) = ts {
+            store.processes[upid as usize].start_ts = Some(ts);
+        }
+        self.update_process_name(store, upid, name, ProcessNamePriority::System);
+        if let Some(p) = parent_upid {
+            store.processes[upid as usize].parent_upid = Some(p);
+        }
+        if let Some(r) = recycled {
+            self.invalidate_process_threads(store, r);
+        }
+        upid
+    }
+
+    pub fn start_new_process(
+        &mut self,
+        store: &mut Store,
+        ts: Option<i64>,
+        parent_upid: Option<Upid>,
+        pid: i64,
+        name: Option<StrId>,
+        priority: ThreadNamePriority,
+    ) -> Upid {
+        self.start_new_process_internal(store, ts, parent_upid, pid, name, priority, true)
+    }
+
+    pub fn start_new_process_without_main_thread(
+        &mut self,
+        store: &mut Store,
+        ts: Option<i64>,
+        parent_upid: Option<Upid>,
+        pid: i64,
+        name: Option<StrId>,
+        priority: ThreadNamePriority,
+    ) -> Upid {
+        self.start_new_process_internal(store, ts, parent_upid, pid, name, priority, false)
+    }
+
+    pub fn associate_created_process_to_parent_thread(
+        &mut self,
+        store: &mut Store,
+        upid: Upid,
+        parent_utid: Utid,
+    ) {
+        match store.threads[parent_utid as usize].upid {
+            Some(p) => store.processes[upid as usize].parent_upid = Some(p),
+            None => self.pending_parent_assocs.push((parent_utid, upid)),
+        }
+    }
+
+    pub fn set_process_parent(&mut self, store: &mut Store, upid: Upid, parent: Upid) -> bool {
+        let row = &mut store.processes[upid as usize];
+        match row.parent_upid {
+            None => {
+                row.parent_upid = Some(parent);
+                true
+            }
+            Some(p) => p == parent,
+        }
+    }
+
+    pub fn set_process_metadata(
+        &mut self,
+        store: &mut Store,
+        upid: Upid,
+        name: &str,
+        cmdline: &str,
+    ) {
+        let name_id = store.intern(name);
+        self.update_process_name(store, upid, Some(name_id), ProcessNamePriority::System);
+        let c = store.intern(cmdline);
+        store.processes[upid as usize].cmdline = Some(c);
+    }
+
+    pub fn set_process_uid(&mut self, store: &mut Store, upid: Upid, uid: i64) {
+        let p = &mut store.processes[upid as usize];
+        p.uid = Some(uid);
+        p.android_appid = Some(uid % 100000);
+        p.android_user_id = Some(uid / 100000);
+    }
+
+    pub fn set_start_ts_if_unset(&mut self, store: &mut Store, upid: Upid, ts: i64) {
+        let p = &mut store.processes[upid as usize];
+        if p.start_ts.is_none() {
+            p.start_ts = Some(ts);
+        }
+    }
+
+    /// Two threads are known to share a process (e.g. task_newtask with CLONE_THREAD).
+    /// Returns false when they are already in different processes.
+    pub fn associate_threads(
+        &mut self,
+        store: &mut Store,
+        a: Utid,
+        b: Utid,
+        assoc_main: bool,
+    ) -> bool {
+        let ua = store.threads[a as usize].upid;
+        let ub = store.threads[b as usize].upid;
+        match (ua, ub) {
+            (Some(p), None) => {
+                let main =
+                    assoc_main && store.threads[b as usize].tid == store.processes[p as usize].pid;
+                self.associate_thread_to_process(store, b, p, main);
+                self.resolve_pending_associations(store, b, p, assoc_main);
+                true
+            }
+            (None, Some(p)) => {
+                let main =
+                    assoc_main && store.threads[a as usize].tid == store.processes[p as usize].pid;
+                self.associate_thread_to_process(store, a, p, main);
+                self.resolve_pending_associations(store, a, p, assoc_main);
+                true
+            }
+            (Some(x), Some(y)) if x != y => false,
+            (Some(_), Some(_)) => {
+                self.pending_assocs.push((a, b));
+                true
+            }
+            (None, None) => {
+                self.pending_assocs.push((a, b));
+                true
+            }
+        }
+    }
+
+    fn resolve_pending_associations(
+        &mut self,
+        store: &mut Store,
+        utid: Utid,
+        upid: Upid,
+        assoc_main: bool,
+    ) {
+        let mut resolved = vec![utid];
+        while let Some(u) = resolved.pop() {
+            let mut i = 0;
+            while i < self.pending_parent_assocs.len() {
+                let (parent_utid, child_upid) = self.pending_parent_assocs[i];
+                if parent_utid != u {
+                    i += 1;
+                    continue;
+                }
+                store.processes[child_upid as usize].parent_upid = Some(upid);
+                self.pending_parent_assocs.swap_remove(i);
+            }
+            let mut end = self.pending_assocs.len();
+            let mut i = 0;
+            while i < end {
+                let (x, y) = self.pending_assocs[i];
+                let other = if x == u {
+                    y
+                } else if y == u {
+                    x
+                } else {
+                    i += 1;
+                    continue;
+                };
+                let main = assoc_main
+                    && store.threads[other as usize].tid == store.processes[upid as usize].pid;
+                self.associate_thread_to_process(store, other, upid, main);
+                end -= 1;
+                self.pending_assocs.swap(i, end);
+                resolved.push(other);
+            }
+            self.pending_assocs.truncate(end);
+        }
+    }
+
+    fn associate_thread_to_process(
+        &mut self,
+        store: &mut Store,
+        utid: Utid,
+        upid: Upid,
+        is_main: bool,
+    ) {
+        let t = &mut store.threads[utid as usize];
+        t.upid = Some(upid);
+        t.is_main_thread = Some(is_main);
+        self.process_threads.entry(upid).or_default().push(utid);
+    }
+
+    pub fn set_main_thread(&mut self, store: &mut Store, utid: Utid, is_main: bool) {
+        store.threads[utid as usize].is_main_thread = Some(is_main);
+    }
+}

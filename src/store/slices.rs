@@ -1,0 +1,230 @@
+//! Slice stacks per track (trace_processor's slice tracker): begin/end pairing with depth and
+//! parent, complete ("scoped") slices, and the rule that a slice whose end has passed is
+//! popped before the next one starts.
+
+use std::collections::HashMap;
+
+use super::args::{ArgSetId, ArgValue};
+use super::strings::StrId;
+use super::{Severity, SliceId, SliceRow, Store, TrackId};
+
+/// trace_processor's marker for "not ended yet".
+pub const PENDING_DUR: i64 = -1;
+const MAX_DEPTH: usize = 512;
+
+#[derive(Default)]
+pub struct SliceTracker {
+    stacks: HashMap<TrackId, Vec<SliceId>>,
+}
+
+impl SliceTracker {
+    fn maybe_close_stack(
+        &mut self,
+        store: &mut Store,
+        track: TrackId,
+        new_ts: i64,
+        new_dur: i64,
+    ) -> bool {
+        let Some(stack) = self.stacks.get_mut(&track) else {
+            return true;
+        };
+        let mut incomplete_descendent = false;
+        let mut i = stack.len() as isize - 1;
+        while i >= 0 {
+            let sid = stack[i as usize];
+            let (start, dur) = {
+                let r = &store.slices[sid as usize];
+                (r.ts, r.dur)
+            };
+            let end = start + dur;
+            if dur == PENDING_DUR {
+                incomplete_descendent = true;
+                i -= 1;
+                continue;
+            }
+            if incomplete_descendent {
+                if new_ts <= end {
+                    i -= 1;
+                    continue;
+                }
+                store.stat(
+                    "misplaced_end_event",
+                    Severity::DataLoss,
+                    "A slice ended after its parent; children were truncated to the parent's end.",
+                );
+                while stack.len() as isize - 1 > i {
+                    let child = stack.pop().unwrap();
+                    let c = &mut store.slices[child as usize];
+                    c.dur = end - c.ts;
+                }
+                stack.pop();
+                incomplete_descendent = false;
+                i -= 1;
+                continue;
+            }
+            let ends_before = end < new_ts;
+            let ends_same_and_drop = end == new_ts && !(dur == 0 && new_dur == 0);
+            if ends_before || ends_same_and_drop {
+                stack.pop();
+                i -= 1;
+                continue;
+            }
+            if new_dur == PENDING_DUR {
+                i -= 1;
+                continue;
+            }
+            if new_ts < end && new_ts + new_dur > end {
+                store.stat(
+                    "slice_drop_overlapping_complete_event",
+                    Severity::Error,
+                    "A complete slice overlapped its parent and was dropped.",
+                );
+                return false;
+            }
+            i -= 1;
+        }
+        true
+    }
+
+    fn start(
+        &mut self,
+        store: &mut Store,
+        ts: i64,
+        dur: i64,
+        track: TrackId,
+        category: Option<StrId>,
+        name: Option<StrId>,
+        args: Option<ArgSetId>,
+    ) -> Option<SliceId> {
+        if !self.maybe_close_stack(store, track, ts, dur) {
+            return None;
+        }
+        let stack = self.stacks.entry(track).or_default();
+        let depth = stack.len();
+        if depth >= MAX_DEPTH {
+            store.stat(
+                "slice_max_depth_exceeded",
+                Severity::Error,
+                "Slice nesting deeper than 512 levels; the slice was dropped.",
+            );
+            return None;
+        }
+        let parent_id = stack.last().copied();
+        let id = store.slices.len() as SliceId;
+        store.slices.push(SliceRow {
+            ts,
+            dur,
+            track_id: track,
+            category,
+            name,
+            depth: depth as u32,
+            parent_id,
+            arg_set_id: args,
+        });
+        self.stacks.get_mut(&track).unwrap().push(id);
+        Some(id)
+    }
+
+    /// Opens a slice that a later [`end`](Self::end) closes.
+    pub fn begin(
+        &mut self,
+        store: &mut Store,
+        ts: i64,
+        track: TrackId,
+        category: Option<StrId>,
+        name: Option<StrId>,
+        args: Option<ArgSetId>,
+    ) -> Option<SliceId> {
+        self.start(store, ts, PENDING_DUR, track, category, name, args)
+    }
+
+    /// A slice whose duration is known up front (0 for instants).
+    pub fn scoped(
+        &mut self,
+        store: &mut Store,
+        ts: i64,
+        track: TrackId,
+        category: Option<StrId>,
+        name: Option<StrId>,
+        dur: i64,
+        args: Option<ArgSetId>,
+    ) -> Option<SliceId> {
+        if dur < 0 {
+            store.stat(
+                "slice_negative_duration",
+                Severity::Error,
+                "A slice with a negative duration was dropped.",
+            );
+            return None;
+        }
+        self.start(store, ts, dur, track, category, name, args)
+    }
+
+    /// Closes the innermost open slice matching `category`/`name` (None matches anything).
+    pub fn end(
+        &mut self,
+        store: &mut Store,
+        ts: i64,
+        track: TrackId,
+        category: Option<StrId>,
+        name: Option<StrId>,
+    ) -> Option<SliceId> {
+        if !self.stacks.contains_key(&track) {
+            return None;
+        }
+        if !self.maybe_close_stack(store, track, ts, PENDING_DUR) {
+            return None;
+        }
+        let stack = self.stacks.get_mut(&track)?;
+        let idx = stack.iter().rposition(|&sid| {
+            let r = &store.slices[sid as usize];
+            if r.dur != PENDING_DUR {
+                return false;
+            }
+            if category.is_some() && r.category != category {
+                return false;
+            }
+            if let (Some(n), Some(other)) = (name, r.name) {
+                if n != other {
+                    return false;
+                }
+            }
+            true
+        })?;
+        let sid = stack[idx];
+        let r = &mut store.slices[sid as usize];
+        r.dur = ts - r.ts;
+        if idx == stack.len() - 1 {
+            stack.pop();
+        }
+        Some(sid)
+    }
+
+    /// Merges extra args into an existing slice's set.
+    pub fn add_args(store: &mut Store, sid: SliceId, extra: Vec<(StrId, ArgValue)>) {
+        if extra.is_empty() {
+            return;
+        }
+        let mut all: Vec<(StrId, ArgValue)> = match store.slices[sid as usize].arg_set_id {
+            Some(id) => store
+                .args
+                .set(id)
+                .iter()
+                .map(|a| (a.key, a.value.clone()))
+                .collect(),
+            None => Vec::new(),
+        };
+        for (k, v) in extra {
+            if let Some(slot) = all.iter_mut().find(|(kk, _)| *kk == k) {
+                slot.1 = v;
+            } else {
+                all.push((k, v));
+            }
+        }
+        store.slices[sid as usize].arg_set_id = store.args.insert_set(all);
+    }
+
+    pub fn top_of(&self, track: TrackId) -> Option<SliceId> {
+        self.stacks.get(&track).and_then(|s| s.last().copied())
+    }
+}

@@ -1,0 +1,341 @@
+//! Writes the store into SQLite with trace_processor's table and column names, and registers
+//! the SQL functions Perfetto queries use (EXTRACT_ARG, ...). Every value goes in as a bound
+//! parameter; rows are inserted in id order inside one transaction, indexes come after.
+
+use std::sync::Arc;
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::types::{Null, Value};
+use rusqlite::{params, Connection, ToSql};
+
+use super::args::ArgValue;
+use super::{EventType, MetaValue, Store, TrackScope};
+
+const SCHEMA: &str = include_str!("schema.sql");
+
+/// Which tables a command needs; everything else is left empty (cheap to skip).
+#[derive(Debug, Clone, Copy)]
+pub struct ExportOptions {
+    pub sched: bool,
+    pub counters: bool,
+    pub slices: bool,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            sched: true,
+            counters: true,
+            slices: true,
+        }
+    }
+}
+
+fn opt_str<'a>(s: &'a Store, id: Option<super::strings::StrId>) -> Option<&'a str> {
+    id.map(|i| s.strings.get(i))
+}
+
+/// Builds an in-memory database holding the store.
+pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    conn.execute_batch(
+        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;",
+    )?;
+    conn.execute_batch(SCHEMA)?;
+    write_rows(&conn, store, opts)?;
+    conn.execute_batch(include_str!("indexes.sql"))?;
+    register_functions(&conn, store)?;
+    Ok(conn)
+}
+
+fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Result<()> {
+    conn.execute_batch("BEGIN")?;
+    {
+        let mut st = conn.prepare(
+            "INSERT INTO __intrinsic_process(id,pid,name,start_ts,end_ts,parent_upid,uid,android_appid,android_user_id,cmdline,arg_set_id,machine_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        )?;
+        for (i, p) in s.processes.iter().enumerate() {
+            st.execute(params![
+                i as i64,
+                p.pid,
+                opt_str(s, p.name),
+                p.start_ts,
+                p.end_ts,
+                p.parent_upid,
+                p.uid,
+                p.android_appid,
+                p.android_user_id,
+                opt_str(s, p.cmdline),
+                p.arg_set_id,
+                p.machine_id
+            ])?;
+        }
+        let mut st = conn.prepare(
+            "INSERT INTO __intrinsic_thread(id,tid,name,start_ts,end_ts,upid,is_main_thread,is_idle,machine_id,arg_set_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        )?;
+        for (i, t) in s.threads.iter().enumerate() {
+            st.execute(params![
+                i as i64,
+                t.tid,
+                opt_str(s, t.name),
+                t.start_ts,
+                t.end_ts,
+                t.upid,
+                t.is_main_thread,
+                t.is_idle,
+                t.machine_id,
+                t.arg_set_id
+            ])?;
+        }
+        let mut st = conn.prepare(
+            "INSERT INTO __intrinsic_track(id,name,type,event_type,dimension_arg_set_id,parent_id,source_arg_set_id,machine_id,counter_unit,utid,upid,cpu) VALUES (?,?,?,?,?,NULL,?,?,?,?,?,?)",
+        )?;
+        for (i, t) in s.tracks.iter().enumerate() {
+            let (utid, upid, cpu) = match t.scope {
+                TrackScope::Thread(u) => (Some(u), None, None),
+                TrackScope::Process(u) => (None, Some(u), None),
+                TrackScope::Cpu(c) => (None, None, Some(c)),
+                TrackScope::Global => (None, None, None),
+            };
+            let ev = match t.event_type {
+                EventType::Slice => "slice",
+                EventType::Counter => "counter",
+            };
+            st.execute(params![
+                i as i64,
+                opt_str(s, t.name),
+                s.str(t.kind),
+                ev,
+                t.dimension_arg_set_id,
+                t.source_arg_set_id,
+                t.machine_id,
+                opt_str(s, t.counter_unit),
+                utid,
+                upid,
+                cpu
+            ])?;
+        }
+        if opts.slices {
+            let mut st = conn.prepare(
+                "INSERT INTO __intrinsic_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id) VALUES (?,?,?,?,?,?,?,?,?)",
+            )?;
+            for (i, r) in s.slices.iter().enumerate() {
+                st.execute(params![
+                    i as i64,
+                    r.ts,
+                    r.dur,
+                    r.track_id,
+                    opt_str(s, r.category),
+                    opt_str(s, r.name),
+                    r.depth,
+                    r.parent_id,
+                    r.arg_set_id
+                ])?;
+            }
+            write_frame_tables(conn, s)?;
+            let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,NULL,NULL)")?;
+            for (i, f) in s.flows.iter().enumerate() {
+                st.execute(params![i as i64, f.slice_out, f.slice_in])?;
+            }
+        }
+        if opts.counters {
+            let mut st = conn.prepare(
+                "INSERT INTO __intrinsic_counter(id,ts,track_id,value,arg_set_id) VALUES (?,?,?,?,?)",
+            )?;
+            for (i, c) in s.counters.iter().enumerate() {
+                st.execute(params![i as i64, c.ts, c.track_id, c.value, c.arg_set_id])?;
+            }
+        }
+        if opts.sched {
+            let mut st = conn.prepare(
+                "INSERT INTO __intrinsic_sched_slice(id,ts,dur,utid,end_state,priority,ucpu) VALUES (?,?,?,?,?,?,?)",
+            )?;
+            for (i, r) in s.sched.iter().enumerate() {
+                st.execute(params![
+                    i as i64,
+                    r.ts,
+                    r.dur,
+                    r.utid,
+                    opt_str(s, r.end_state),
+                    r.priority,
+                    r.cpu
+                ])?;
+            }
+        }
+        let mut st = conn.prepare(
+            "INSERT INTO __intrinsic_args(id,arg_set_id,flat_key,key,int_value,string_value,real_value,value_type) VALUES (?,?,?,?,?,?,?,?)",
+        )?;
+        let mut id = 0i64;
+        for (set_id, &(a, b)) in s.args.sets.iter().enumerate() {
+            for arg in &s.args.args[a as usize..b as usize] {
+                let (iv, sv, rv): (Option<i64>, Option<&str>, Option<f64>) = match &arg.value {
+                    ArgValue::Int(v) => (Some(*v), None, None),
+                    ArgValue::UInt(v) => (Some(*v as i64), None, None),
+                    ArgValue::Bool(v) => (Some(*v as i64), None, None),
+                    ArgValue::Str(v) => (None, Some(s.str(*v)), None),
+                    ArgValue::Real(v) => (None, None, Some(*v)),
+                };
+                st.execute(params![
+                    id,
+                    set_id as i64,
+                    s.str(arg.flat_key),
+                    s.str(arg.key),
+                    iv,
+                    sv,
+                    rv,
+                    arg.value.type_name()
+                ])?;
+                id += 1;
+            }
+        }
+        let mut st = conn.prepare(
+            "INSERT INTO stats(name,idx,severity,source,value,description) VALUES (?,?,?,'trace',?,?)",
+        )?;
+        for ((name, idx), e) in &s.stats {
+            let idx: Option<i64> = (*idx >= 0).then_some(*idx);
+            st.execute(params![
+                name,
+                idx,
+                e.severity.as_str(),
+                e.value,
+                e.description
+            ])?;
+        }
+        let mut st = conn.prepare(
+            "INSERT INTO metadata(name,key_type,int_value,str_value) VALUES (?,'single',?,?)",
+        )?;
+        for (k, v) in &s.metadata {
+            match v {
+                MetaValue::Int(i) => st.execute(params![k, i, Null])?,
+                MetaValue::Str(t) => st.execute(params![k, Null, t])?,
+            };
+        }
+    }
+    conn.execute_batch("COMMIT")
+}
+
+fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+    let mut exp = conn.prepare(
+        "INSERT INTO expected_frame_timeline_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id,display_frame_token,surface_frame_token,upid,layer_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    )?;
+    let mut act = conn.prepare(
+        "INSERT INTO actual_frame_timeline_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id,display_frame_token,upid,surface_frame_token,layer_name,present_type,on_time_finish,gpu_composition,jank_type,jank_severity_type,prediction_type,jank_tag,jank_tag_experimental,jank_score,latched_unsignaled_count,addressable_unsignaled_latch_count,latched_fence_state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    )?;
+    for f in &s.frame_timeline {
+        let r = &s.slices[f.slice_id as usize];
+        let base: [&dyn ToSql; 9] = [
+            &f.slice_id,
+            &r.ts,
+            &r.dur,
+            &r.track_id,
+            &None::<String>,
+            &opt_str(s, r.name),
+            &r.depth,
+            &r.parent_id,
+            &r.arg_set_id,
+        ];
+        if !f.actual {
+            let mut p: Vec<&dyn ToSql> = base.to_vec();
+            let layer = opt_str(s, f.layer_name);
+            p.extend_from_slice(&[
+                &f.display_frame_token,
+                &f.surface_frame_token,
+                &f.upid,
+                &layer,
+            ]);
+            exp.execute(&p[..])?;
+        } else {
+            let layer = opt_str(s, f.layer_name);
+            let present = opt_str(s, f.present_type);
+            let jt = opt_str(s, f.jank_type);
+            let sev = opt_str(s, f.jank_severity_type);
+            let pred = opt_str(s, f.prediction_type);
+            let tag = opt_str(s, f.jank_tag);
+            let tagx = opt_str(s, f.jank_tag_experimental);
+            let fence = opt_str(s, f.latched_fence_state);
+            let mut p: Vec<&dyn ToSql> = base.to_vec();
+            p.extend_from_slice(&[
+                &f.display_frame_token,
+                &f.upid,
+                &f.surface_frame_token,
+                &layer,
+                &present,
+                &f.on_time_finish,
+                &f.gpu_composition,
+                &jt,
+                &sev,
+                &pred,
+                &tag,
+                &tagx,
+                &f.jank_score,
+                &f.latched_unsignaled_count,
+                &f.addressable_unsignaled_latch_count,
+                &fence,
+            ]);
+            act.execute(&p[..])?;
+        }
+    }
+    let mut fs = conn.prepare(
+        "INSERT INTO __frame_slice_extra(id,layer_name,frame_number,queue_to_acquire_time,acquire_to_latch_time,latch_to_present_time) VALUES (?,?,?,?,?,?)",
+    )?;
+    for f in &s.frame_slices {
+        fs.execute(params![
+            f.slice_id,
+            opt_str(s, f.layer_name),
+            f.frame_number,
+            f.queue_to_acquire_time,
+            f.acquire_to_latch_time,
+            f.latch_to_present_time
+        ])?;
+    }
+    Ok(())
+}
+
+fn arg_to_sql(s: &Store, v: &ArgValue) -> Value {
+    match v {
+        ArgValue::Int(i) => Value::Integer(*i),
+        ArgValue::UInt(u) => Value::Integer(*u as i64),
+        ArgValue::Bool(b) => Value::Integer(*b as i64),
+        ArgValue::Real(r) => Value::Real(*r),
+        ArgValue::Str(id) => Value::Text(s.str(*id).to_string()),
+    }
+}
+
+/// A read-only copy of the args the SQL functions need.
+struct ArgsIndex {
+    sets: Vec<Vec<(String, Value)>>,
+}
+
+fn register_functions(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+    let index = Arc::new(ArgsIndex {
+        sets: s
+            .args
+            .sets
+            .iter()
+            .map(|&(a, b)| {
+                s.args.args[a as usize..b as usize]
+                    .iter()
+                    .map(|arg| (s.str(arg.key).to_string(), arg_to_sql(s, &arg.value)))
+                    .collect()
+            })
+            .collect(),
+    });
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function("extract_arg", 2, flags, move |ctx| {
+        let set: Option<i64> = ctx.get(0)?;
+        let key: String = ctx.get(1)?;
+        let Some(set) = set else {
+            return Ok(Value::Null);
+        };
+        let Some(args) = index.sets.get(set as usize) else {
+            return Ok(Value::Null);
+        };
+        Ok(args
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap_or(Value::Null))
+    })?;
+    crate::analysis::sql_functions::register(conn)?;
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! Conversion of timestamps between clock domains using ClockSnapshot packets, the way
+//! trace_processor's clock tracker does it: a graph whose edges are snapshots containing both
+//! clocks; on each hop the latest snapshot at or before the timestamp is used (the first one
+//! for timestamps that precede every snapshot).
+
+use std::collections::{HashMap, VecDeque};
+
+pub const BOOTTIME: u32 = 6;
+pub const MONOTONIC: u32 = 3;
+
+/// Clocks 64..128 are scoped to the packet sequence that defines them.
+pub fn is_sequence_clock(id: u32) -> bool {
+    (64..128).contains(&id)
+}
+
+/// A clock qualified by its sequence when it is sequence-scoped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClockKey {
+    pub id: u32,
+    pub seq: u32,
+}
+
+impl ClockKey {
+    pub fn global(id: u32) -> Self {
+        ClockKey { id, seq: 0 }
+    }
+}
+
+#[derive(Default)]
+struct Domain {
+    unit_ns: i64,
+    incremental: bool,
+    last_ns: i64,
+}
+
+/// The snapshots of one group (same set of clocks), each clock's values in snapshot order.
+struct Group {
+    clocks: Vec<ClockKey>,
+    /// values[snapshot][clock index], in ns
+    values: Vec<Vec<i64>>,
+}
+
+pub struct ClockTracker {
+    trace_clock: ClockKey,
+    trace_clock_locked: bool,
+    domains: HashMap<ClockKey, Domain>,
+    groups: Vec<Group>,
+    path_cache: HashMap<ClockKey, Option<Vec<(usize, usize, usize)>>>,
+}
+
+impl Default for ClockTracker {
+    fn default() -> Self {
+        ClockTracker {
+            trace_clock: ClockKey::global(BOOTTIME),
+            trace_clock_locked: false,
+            domains: HashMap::new(),
+            groups: Vec::new(),
+            path_cache: HashMap::new(),
+        }
+    }
+}
+
+impl ClockTracker {
+    pub fn trace_clock(&self) -> ClockKey {
+        self.trace_clock
+    }
+
+    /// The trace clock can be changed (by ClockSnapshot.primary_trace_clock or the config)
+    /// only before the first conversion.
+    pub fn set_trace_clock(&mut self, id: u32) {
+        if !self.trace_clock_locked {
+            self.trace_clock = ClockKey::global(id);
+            self.path_cache.clear();
+        }
+    }
+
+    /// Records one snapshot: (clock, raw timestamp, unit multiplier, incremental).
+    pub fn add_snapshot(&mut self, clocks: &[(ClockKey, i64, i64, bool)]) {
+        let mut keys: Vec<ClockKey> = Vec::with_capacity(clocks.len());
+        let mut vals = Vec::with_capacity(clocks.len());
+        for &(key, ts, unit, incremental) in clocks {
+            if keys.contains(&key) {
+                continue;
+            }
+            let d = self.domains.entry(key).or_default();
+            d.unit_ns = unit.max(1);
+            d.incremental = incremental;
+            let ns = if incremental {
+                d.last_ns = ts * d.unit_ns;
+                d.last_ns
+            } else {
+                ts * d.unit_ns
+            };
+            keys.push(key);
+            vals.push(ns);
+        }
+        if keys.len() < 2 {
+            return;
+        }
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by_key(|&i| keys[i]);
+        let sorted_keys: Vec<ClockKey> = order.iter().map(|&i| keys[i]).collect();
+        let sorted_vals: Vec<i64> = order.iter().map(|&i| vals[i]).collect();
+        if let Some(g) = self.groups.iter_mut().find(|g| g.clocks == sorted_keys) {
+            g.values.push(sorted_vals);
+        } else {
+            self.groups.push(Group {
+                clocks: sorted_keys,
+                values: vec![sorted_vals],
+            });
+            self.path_cache.clear();
+        }
+    }
+
+    pub fn has_snapshots(&self) -> bool {
+        !self.groups.is_empty()
+    }
+
+    /// Shortest path (in hops) from `src` to the trace clock: (group, from idx, to idx).
+    fn find_path(&self, src: ClockKey) -> Option<Vec<(usize, usize, usize)>> {
+        let target = self.trace_clock;
+        let mut prev: HashMap<ClockKey, (ClockKey, usize, usize, usize)> = HashMap::new();
+        let mut queue = VecDeque::from([src]);
+        let mut seen = vec![src];
+        while let Some(cur) = queue.pop_front() {
+            if cur == target {
+                let mut path = Vec::new();
+                let mut at = cur;
+                while at != src {
+                    let (from, g, fi, ti) = prev[&at];
+                    path.push((g, fi, ti));
+                    at = from;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for (gi, g) in self.groups.iter().enumerate() {
+                let Some(fi) = g.clocks.iter().position(|&c| c == cur) else {
+                    continue;
+                };
+                for (ti, &next) in g.clocks.iter().enumerate() {
+                    if !seen.contains(&next) {
+                        seen.push(next);
+                        prev.insert(next, (cur, gi, fi, ti));
+                        queue.push_back(next);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Converts a raw timestamp of `clock` into the trace clock; None when no snapshot links
+    /// the two clocks.
+    pub fn to_trace_time(&mut self, clock: ClockKey, raw: i64) -> Option<i64> {
+        self.trace_clock_locked = true;
+        if clock == self.trace_clock {
+            return Some(raw);
+        }
+        let mut ns = match self.domains.get_mut(&clock) {
+            Some(d) if d.incremental => {
+                d.last_ns += raw * d.unit_ns;
+                d.last_ns
+            }
+            Some(d) => raw * d.unit_ns,
+            None => return None,
+        };
+        if !self.path_cache.contains_key(&clock) {
+            let p = self.find_path(clock);
+            self.path_cache.insert(clock, p);
+        }
+        let path = self.path_cache.get(&clock)?.as_ref()?;
+        for &(g, fi, ti) in path {
+            let values = &self.groups[g].values;
+            // Latest snapshot with a source value <= ns; the first one when ns precedes all.
+            let idx = values.partition_point(|v| v[fi] <= ns).saturating_sub(1);
+            ns = ns - values[idx][fi] + values[idx][ti];
+        }
+        Some(ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn monotonic_to_boottime_uses_latest_snapshot_before() {
+        let mut c = ClockTracker::default();
+        let mono = ClockKey::global(MONOTONIC);
+        let boot = ClockKey::global(BOOTTIME);
+        c.add_snapshot(&[(boot, 1000, 1, false), (mono, 100, 1, false)]);
+        c.add_snapshot(&[(boot, 5000, 1, false), (mono, 4000, 1, false)]);
+        assert_eq!(c.to_trace_time(mono, 150), Some(1050));
+        assert_eq!(c.to_trace_time(mono, 4001), Some(5001));
+        // Before every snapshot: the first one applies.
+        assert_eq!(c.to_trace_time(mono, 50), Some(950));
+        assert_eq!(c.to_trace_time(boot, 7), Some(7));
+    }
+
+    #[test]
+    fn unknown_clock_does_not_convert() {
+        let mut c = ClockTracker::default();
+        assert_eq!(c.to_trace_time(ClockKey::global(MONOTONIC), 5), None);
+    }
+
+    #[test]
+    fn two_hop_path() {
+        let mut c = ClockTracker::default();
+        let (a, b, boot) = (
+            ClockKey::global(1),
+            ClockKey::global(3),
+            ClockKey::global(BOOTTIME),
+        );
+        c.add_snapshot(&[(a, 10, 1, false), (b, 20, 1, false)]);
+        c.add_snapshot(&[(b, 20, 1, false), (boot, 120, 1, false)]);
+        assert_eq!(c.to_trace_time(a, 15), Some(125));
+    }
+}

@@ -1,0 +1,414 @@
+//! Framing of the `Trace` stream: `repeated TracePacket packet = 1`, read packet by packet
+//! with bounded memory. Whole-file gzip is recognised by its magic; `-` is standard input.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use thiserror::Error;
+
+/// Largest single packet accepted. Perfetto's writers chunk packets far below this; a larger
+/// length prefix is corruption, and refusing it keeps a bad prefix from asking for gigabytes.
+pub const MAX_PACKET_BYTES: u64 = 256 << 20;
+
+/// Cap on what one `compressed_packets` / `zstd_compressed_packets` blob may expand to.
+pub const MAX_DECOMPRESSED_BYTES: u64 = 128 << 20;
+
+#[derive(Debug, Error)]
+pub enum ReadError {
+    #[error("cannot read {path}: {source}")]
+    Open { path: String, source: io::Error },
+    #[error("I/O error at byte offset {offset}: {source}")]
+    Io { offset: u64, source: io::Error },
+    #[error("not a Perfetto trace: {0}")]
+    NotATrace(String),
+    #[error("trace truncated at byte offset {offset}: packet {index} declares {declared} bytes but the input ends after {available}")]
+    Truncated {
+        offset: u64,
+        index: u64,
+        declared: u64,
+        available: u64,
+    },
+    #[error("corrupt trace at byte offset {offset} (packet {index}): {what}")]
+    Corrupt {
+        offset: u64,
+        index: u64,
+        what: String,
+    },
+}
+
+impl ReadError {
+    /// Offset of the damage, for errors that happen after a good prefix.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            ReadError::Io { offset, .. }
+            | ReadError::Truncated { offset, .. }
+            | ReadError::Corrupt { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+}
+
+/// Where packets come from: a file (with its size, for progress) or standard input.
+pub struct TraceSource {
+    pub name: String,
+    pub size: Option<u64>,
+    reader: Box<dyn BufRead + Send>,
+}
+
+impl TraceSource {
+    pub fn open(path: &Path) -> Result<Self, ReadError> {
+        let name = path.display().to_string();
+        let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if name == "-" {
+            (Box::new(io::stdin()), None)
+        } else {
+            let f = File::open(path).map_err(|source| ReadError::Open {
+                path: name.clone(),
+                source,
+            })?;
+            let size = f.metadata().ok().map(|m| m.len());
+            (Box::new(f), size)
+        };
+        Self::from_reader(name, size, raw)
+    }
+
+    pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<Self, ReadError> {
+        let size = Some(bytes.len() as u64);
+        Self::from_reader(name.to_string(), size, Box::new(io::Cursor::new(bytes)))
+    }
+
+    fn from_reader(
+        name: String,
+        size: Option<u64>,
+        raw: Box<dyn Read + Send>,
+    ) -> Result<Self, ReadError> {
+        let mut buffered = BufReader::with_capacity(1 << 20, raw);
+        let head = buffered
+            .fill_buf()
+            .map_err(|source| ReadError::Io { offset: 0, source })?;
+        let reader: Box<dyn BufRead + Send> = if head.starts_with(&[0x1f, 0x8b]) {
+            Box::new(BufReader::with_capacity(
+                1 << 20,
+                flate2::bufread::MultiGzDecoder::new(buffered),
+            ))
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            let dec = zstd::stream::read::Decoder::with_buffer(buffered)
+                .map_err(|source| ReadError::Io { offset: 0, source })?;
+            Box::new(BufReader::with_capacity(1 << 20, dec))
+        } else {
+            Box::new(buffered)
+        };
+        Ok(TraceSource { name, size, reader })
+    }
+}
+
+/// Yields the bytes of each top-level packet in file order.
+pub struct PacketReader {
+    src: TraceSource,
+    offset: u64,
+    index: u64,
+    buf: Vec<u8>,
+}
+
+/// One packet as read: its bytes, where it started and its position in the file.
+pub struct RawPacket<'a> {
+    pub bytes: &'a [u8],
+    pub offset: u64,
+    pub index: u64,
+}
+
+impl PacketReader {
+    pub fn new(src: TraceSource) -> Self {
+        PacketReader {
+            src,
+            offset: 0,
+            index: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    pub fn source_name(&self) -> &str {
+        &self.src.name
+    }
+
+    pub fn source_size(&self) -> Option<u64> {
+        self.src.size
+    }
+
+    /// Bytes consumed so far (of the decompressed stream for gzip input).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Reads a varint from the stream; `Ok(None)` at a clean end of input.
+    fn read_varint(&mut self) -> Result<Option<u64>, ReadError> {
+        let mut value = 0u64;
+        let mut shift = 0u32;
+        let start = self.offset;
+        loop {
+            let mut byte = [0u8; 1];
+            match self.src.reader.read(&mut byte) {
+                Ok(0) => {
+                    if shift == 0 {
+                        return Ok(None);
+                    }
+                    return Err(ReadError::Truncated {
+                        offset: start,
+                        index: self.index,
+                        declared: 0,
+                        available: self.offset - start,
+                    });
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(ReadError::Io {
+                        offset: self.offset,
+                        source,
+                    })
+                }
+            }
+            self.offset += 1;
+            value |= ((byte[0] & 0x7f) as u64) << shift;
+            if byte[0] & 0x80 == 0 {
+                return Ok(Some(value));
+            }
+            shift += 7;
+            if shift >= 64 {
+                return Err(ReadError::Corrupt {
+                    offset: start,
+                    index: self.index,
+                    what: "varint longer than 10 bytes".into(),
+                });
+            }
+        }
+    }
+
+    fn skip(&mut self, n: u64, field_start: u64) -> Result<(), ReadError> {
+        let copied =
+            io::copy(&mut (&mut self.src.reader).take(n), &mut io::sink()).map_err(|source| {
+                ReadError::Io {
+                    offset: self.offset,
+                    source,
+                }
+            })?;
+        self.offset += copied;
+        if copied < n {
+            return Err(ReadError::Truncated {
+                offset: field_start,
+                index: self.index,
+                declared: n,
+                available: copied,
+            });
+        }
+        Ok(())
+    }
+
+    /// The next packet, `Ok(None)` at the end of the input.
+    pub fn next_packet(&mut self) -> Result<Option<RawPacket<'_>>, ReadError> {
+        loop {
+            let field_start = self.offset;
+            let Some(tag) = self.read_varint()? else {
+                return Ok(None);
+            };
+            let field = tag >> 3;
+            let wire_type = tag & 7;
+            if field_start == 0 && (field != 1 || wire_type != 2) {
+                return Err(ReadError::NotATrace(format!(
+                    "the first field is {field} with wire type {wire_type}, expected a TracePacket (field 1, length-delimited)"
+                )));
+            }
+            match wire_type {
+                0 => {
+                    if self.read_varint()?.is_none() {
+                        return Ok(None);
+                    }
+                }
+                1 => self.skip(8, field_start)?,
+                5 => self.skip(4, field_start)?,
+                2 => {
+                    let Some(len) = self.read_varint()? else {
+                        return Err(ReadError::Truncated {
+                            offset: field_start,
+                            index: self.index,
+                            declared: 0,
+                            available: 0,
+                        });
+                    };
+                    if field != 1 {
+                        self.skip(len, field_start)?;
+                        continue;
+                    }
+                    if len > MAX_PACKET_BYTES {
+                        return Err(ReadError::Corrupt {
+                            offset: field_start,
+                            index: self.index,
+                            what: format!(
+                                "packet length {len} exceeds the {MAX_PACKET_BYTES}-byte limit"
+                            ),
+                        });
+                    }
+                    self.buf.clear();
+                    // read_to_end grows the buffer as data arrives, so a lying length
+                    // prefix costs at most what the input really holds.
+                    let got = (&mut self.src.reader)
+                        .take(len)
+                        .read_to_end(&mut self.buf)
+                        .map_err(|source| ReadError::Io {
+                            offset: self.offset,
+                            source,
+                        })? as u64;
+                    self.offset += got;
+                    if got < len {
+                        return Err(ReadError::Truncated {
+                            offset: field_start,
+                            index: self.index,
+                            declared: len,
+                            available: got,
+                        });
+                    }
+                    let index = self.index;
+                    self.index += 1;
+                    return Ok(Some(RawPacket {
+                        bytes: &self.buf,
+                        offset: field_start,
+                        index,
+                    }));
+                }
+                _ => {
+                    return Err(ReadError::Corrupt {
+                        offset: field_start,
+                        index: self.index,
+                        what: format!("invalid wire type {wire_type} for field {field}"),
+                    })
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum DecompressError {
+    #[error("expands beyond the {limit}-byte limit (decompression bomb?)")]
+    TooLarge { limit: u64 },
+    #[error("corrupt compressed data: {0}")]
+    Corrupt(io::Error),
+}
+
+/// Expands a `compressed_packets` (zlib/deflate) or `zstd_compressed_packets` blob, refusing
+/// output beyond `limit` bytes.
+pub fn decompress(data: &[u8], zstd: bool, limit: u64) -> Result<Vec<u8>, DecompressError> {
+    let mut out = Vec::new();
+    let res = if zstd {
+        zstd::stream::read::Decoder::new(data).and_then(|d| d.take(limit + 1).read_to_end(&mut out))
+    } else {
+        flate2::read::ZlibDecoder::new(data)
+            .take(limit + 1)
+            .read_to_end(&mut out)
+    };
+    res.map_err(DecompressError::Corrupt)?;
+    if out.len() as u64 > limit {
+        return Err(DecompressError::TooLarge { limit });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(packets: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in packets {
+            out.push(0x0a);
+            let mut n = p.len() as u64;
+            loop {
+                let b = (n & 0x7f) as u8;
+                n >>= 7;
+                if n == 0 {
+                    out.push(b);
+                    break;
+                }
+                out.push(b | 0x80);
+            }
+            out.extend_from_slice(p);
+        }
+        out
+    }
+
+    fn read_all(bytes: Vec<u8>) -> (Vec<Vec<u8>>, Option<ReadError>) {
+        let mut r = PacketReader::new(TraceSource::from_bytes("t", bytes).unwrap());
+        let mut got = Vec::new();
+        loop {
+            match r.next_packet() {
+                Ok(Some(p)) => got.push(p.bytes.to_vec()),
+                Ok(None) => return (got, None),
+                Err(e) => return (got, Some(e)),
+            }
+        }
+    }
+
+    #[test]
+    fn reads_packets_in_order() {
+        let (got, err) = read_all(frame(&[b"ab", b"", b"cde"]));
+        assert!(err.is_none());
+        assert_eq!(got, vec![b"ab".to_vec(), vec![], b"cde".to_vec()]);
+    }
+
+    #[test]
+    fn truncation_keeps_the_complete_packets_and_names_the_offset() {
+        let mut bytes = frame(&[b"abc", b"defgh"]);
+        bytes.truncate(bytes.len() - 2);
+        let (got, err) = read_all(bytes);
+        assert_eq!(got, vec![b"abc".to_vec()]);
+        match err {
+            Some(ReadError::Truncated {
+                offset,
+                index,
+                declared,
+                available,
+            }) => {
+                assert_eq!((offset, index, declared, available), (5, 1, 5, 3));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn huge_length_prefix_is_refused_without_allocating() {
+        // field 1, length 2^40
+        let bytes = vec![0x0a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 1, 2, 3];
+        let (got, err) = read_all(bytes);
+        assert!(got.is_empty());
+        assert!(matches!(err, Some(ReadError::Corrupt { offset: 0, .. })));
+    }
+
+    #[test]
+    fn garbage_is_not_a_trace() {
+        let (_, err) = read_all(vec![0xff, 0x13, 0x00, 0x42]);
+        assert!(matches!(err, Some(ReadError::NotATrace(_))));
+    }
+
+    #[test]
+    fn gzip_input_is_recognised() {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(&frame(&[b"xyz"])).unwrap();
+        let (got, err) = read_all(enc.finish().unwrap());
+        assert!(err.is_none());
+        assert_eq!(got, vec![b"xyz".to_vec()]);
+    }
+
+    #[test]
+    fn decompression_bomb_is_refused() {
+        use std::io::Write;
+        let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&vec![0u8; 4 << 20]).unwrap();
+        let blob = enc.finish().unwrap();
+        assert!(matches!(
+            decompress(&blob, false, 1 << 20),
+            Err(DecompressError::TooLarge { .. })
+        ));
+        assert_eq!(decompress(&blob, false, 8 << 20).unwrap().len(), 4 << 20);
+    }
+}

@@ -1,0 +1,521 @@
+//! Hands events on in timestamp order, as trace_processor's sorter does: one queue per
+//! stream (packets, then per-CPU ftrace / compact-sched streams in creation order), each queue
+//! sorted by (timestamp, push order), queues merged by always draining the queue with the
+//! smallest head up to the next queue's head (ties go to the lower queue index). In the
+//! default mode events are extracted in windows delimited by the service's flush /
+//! read-buffer events; full-sort mode extracts everything at the end.
+
+use crate::store::strings::StrId;
+
+/// Reference to bytes kept in a [`BlobArena`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Blob {
+    chunk: u32,
+    off: u32,
+    len: u32,
+}
+
+impl Blob {
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+const CHUNK_BYTES: usize = 4 << 20;
+
+/// Append-only byte storage for event payloads waiting to be sorted. Chunks are freed as soon
+/// as every blob in them has been handed on.
+#[derive(Default)]
+pub struct BlobArena {
+    chunks: Vec<Option<Vec<u8>>>,
+    live: Vec<u32>,
+    bytes_held: usize,
+}
+
+impl BlobArena {
+    pub fn push(&mut self, data: &[u8]) -> Blob {
+        let need_new = match self.chunks.last() {
+            Some(Some(c)) => c.capacity() - c.len() < data.len(),
+            _ => true,
+        };
+        if need_new {
+            self.chunks
+                .push(Some(Vec::with_capacity(CHUNK_BYTES.max(data.len()))));
+            self.live.push(0);
+            self.bytes_held += CHUNK_BYTES.max(data.len());
+        }
+        let chunk = self.chunks.len() - 1;
+        let c = self.chunks[chunk].as_mut().expect("current chunk is live");
+        let off = c.len();
+        c.extend_from_slice(data);
+        self.live[chunk] += 1;
+        Blob {
+            chunk: chunk as u32,
+            off: off as u32,
+            len: data.len() as u32,
+        }
+    }
+
+    pub fn get(&self, b: Blob) -> &[u8] {
+        let c = self.chunks[b.chunk as usize]
+            .as_ref()
+            .expect("blob read after release");
+        &c[b.off as usize..(b.off + b.len) as usize]
+    }
+
+    /// Marks a blob consumed; frees its chunk when nothing else lives in it (the chunk being
+    /// filled is kept).
+    pub fn release(&mut self, b: Blob) {
+        let i = b.chunk as usize;
+        self.live[i] -= 1;
+        if self.live[i] == 0 && i + 1 < self.chunks.len() {
+            if let Some(c) = self.chunks[i].take() {
+                self.bytes_held -= c.capacity();
+            }
+        }
+    }
+
+    pub fn bytes_held(&self) -> usize {
+        self.bytes_held
+    }
+}
+
+/// A sched_switch record from a compact_sched bundle.
+#[derive(Debug, Clone, Copy)]
+pub struct CompactSwitch {
+    pub prev_state: i64,
+    pub next_pid: i32,
+    pub next_prio: i32,
+    pub next_comm: StrId,
+}
+
+/// A sched_waking record from a compact_sched bundle.
+#[derive(Debug, Clone, Copy)]
+pub struct CompactWaking {
+    pub pid: i32,
+    pub target_cpu: i32,
+    pub prio: i32,
+    pub comm: StrId,
+    pub common_flags: u32,
+}
+
+/// A whole TracePacket field (frame timeline, process tree, ...) waiting for its turn.
+#[derive(Debug, Clone, Copy)]
+pub struct PacketEvent {
+    /// TracePacket field number of the payload.
+    pub field: u32,
+    pub blob: Blob,
+    pub machine_id: Option<u32>,
+}
+
+/// Receives events in order.
+pub trait EventSink {
+    fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]);
+    fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch);
+    fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking);
+    fn packet(&mut self, ts: i64, e: &PacketEvent, payload: &[u8]);
+    /// An event arrived after a later one had already been handed on (windowed mode only).
+    fn out_of_order(&mut self);
+}
+
+struct Queue<T> {
+    events: Vec<(i64, u32, T)>,
+    head: usize,
+    min_ts: i64,
+    max_ts: i64,
+    unsorted: bool,
+}
+
+impl<T: Copy> Queue<T> {
+    fn new() -> Self {
+        Queue {
+            events: Vec::new(),
+            head: 0,
+            min_ts: i64::MAX,
+            max_ts: 0,
+            unsorted: false,
+        }
+    }
+
+    fn push(&mut self, ts: i64, alloc: u32, v: T) {
+        if ts < self.max_ts {
+            self.unsorted = true;
+        } else {
+            self.max_ts = ts;
+        }
+        self.min_ts = self.min_ts.min(ts);
+        self.events.push((ts, alloc, v));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.head >= self.events.len()
+    }
+
+    fn sort(&mut self) {
+        if self.unsorted {
+            // Stable: equal timestamps keep push (allocation) order.
+            self.events[self.head..].sort_by_key(|e| e.0);
+            self.unsorted = false;
+        }
+    }
+
+    fn consumed(&mut self, n: usize) {
+        self.head += n;
+        if self.head >= self.events.len() {
+            self.events.clear();
+            self.events.shrink_to(1024);
+            self.head = 0;
+            self.min_ts = i64::MAX;
+            self.max_ts = 0;
+        } else {
+            if self.head > 4096 && self.head * 2 > self.events.len() {
+                self.events.drain(..self.head);
+                self.head = 0;
+            }
+            self.min_ts = self.events[self.head].0;
+        }
+    }
+}
+
+enum AnyQueue {
+    Packet(Queue<PacketEvent>),
+    Ftrace(u32, Queue<Blob>),
+    Switch(u32, Queue<CompactSwitch>),
+    Waking(u32, Queue<CompactWaking>),
+}
+
+impl AnyQueue {
+    fn min_ts(&self) -> Option<i64> {
+        let (empty, min) = match self {
+            AnyQueue::Packet(q) => (q.is_empty(), q.min_ts),
+            AnyQueue::Ftrace(_, q) => (q.is_empty(), q.min_ts),
+            AnyQueue::Switch(_, q) => (q.is_empty(), q.min_ts),
+            AnyQueue::Waking(_, q) => (q.is_empty(), q.min_ts),
+        };
+        (!empty).then_some(min)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SortingMode {
+    Default,
+    FullSort,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum StreamKey {
+    Ftrace(u32),
+    Switch(u32),
+    Waking(u32),
+}
+
+pub struct Sorter {
+    pub arena: BlobArena,
+    queues: Vec<AnyQueue>,
+    stream_index: std::collections::HashMap<StreamKey, usize>,
+    next_alloc: u32,
+    mode: SortingMode,
+    extraction_limit: u32,
+    flushes_since_extraction: u32,
+    latest_pushed_ts: Option<i64>,
+    max_ts: i64,
+    pub negative_ts_dropped: u64,
+    pending: usize,
+    pub peak_pending: usize,
+}
+
+impl Default for Sorter {
+    fn default() -> Self {
+        Sorter {
+            arena: BlobArena::default(),
+            // Queue 0 carries whole packets, as trace_processor's first stream does.
+            queues: vec![AnyQueue::Packet(Queue::new())],
+            stream_index: Default::default(),
+            next_alloc: 0,
+            mode: SortingMode::Default,
+            extraction_limit: 0,
+            flushes_since_extraction: 0,
+            latest_pushed_ts: None,
+            max_ts: 0,
+            negative_ts_dropped: 0,
+            pending: 0,
+            peak_pending: 0,
+        }
+    }
+}
+
+impl Sorter {
+    pub fn max_ts(&self) -> i64 {
+        self.max_ts
+    }
+
+    pub fn mode(&self) -> SortingMode {
+        self.mode
+    }
+
+    /// Switching to full sort is only possible before anything was handed on.
+    pub fn set_full_sort(&mut self) -> bool {
+        if self.mode == SortingMode::FullSort {
+            return true;
+        }
+        if self.latest_pushed_ts.is_some() {
+            return false;
+        }
+        self.mode = SortingMode::FullSort;
+        true
+    }
+
+    fn alloc(&mut self, ts: i64) -> Option<u32> {
+        if ts < 0 {
+            self.negative_ts_dropped += 1;
+            return None;
+        }
+        self.max_ts = self.max_ts.max(ts);
+        let a = self.next_alloc;
+        self.next_alloc = self.next_alloc.wrapping_add(1);
+        self.pending += 1;
+        self.peak_pending = self.peak_pending.max(self.pending);
+        Some(a)
+    }
+
+    fn stream(&mut self, key: StreamKey) -> usize {
+        if let Some(&i) = self.stream_index.get(&key) {
+            return i;
+        }
+        let q = match key {
+            StreamKey::Ftrace(c) => AnyQueue::Ftrace(c, Queue::new()),
+            StreamKey::Switch(c) => AnyQueue::Switch(c, Queue::new()),
+            StreamKey::Waking(c) => AnyQueue::Waking(c, Queue::new()),
+        };
+        self.queues.push(q);
+        self.stream_index.insert(key, self.queues.len() - 1);
+        self.queues.len() - 1
+    }
+
+    pub fn push_packet(&mut self, ts: i64, field: u32, payload: &[u8], machine_id: Option<u32>) {
+        let Some(a) = self.alloc(ts) else { return };
+        let blob = self.arena.push(payload);
+        if let AnyQueue::Packet(q) = &mut self.queues[0] {
+            q.push(
+                ts,
+                a,
+                PacketEvent {
+                    field,
+                    blob,
+                    machine_id,
+                },
+            );
+        }
+    }
+
+    pub fn push_ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
+        let Some(a) = self.alloc(ts) else { return };
+        let blob = self.arena.push(event);
+        let i = self.stream(StreamKey::Ftrace(cpu));
+        if let AnyQueue::Ftrace(_, q) = &mut self.queues[i] {
+            q.push(ts, a, blob);
+        }
+    }
+
+    pub fn push_switch(&mut self, ts: i64, cpu: u32, e: CompactSwitch) {
+        let Some(a) = self.alloc(ts) else { return };
+        let i = self.stream(StreamKey::Switch(cpu));
+        if let AnyQueue::Switch(_, q) = &mut self.queues[i] {
+            q.push(ts, a, e);
+        }
+    }
+
+    pub fn push_waking(&mut self, ts: i64, cpu: u32, e: CompactWaking) {
+        let Some(a) = self.alloc(ts) else { return };
+        let i = self.stream(StreamKey::Waking(cpu));
+        if let AnyQueue::Waking(_, q) = &mut self.queues[i] {
+            q.push(ts, a, e);
+        }
+    }
+
+    pub fn notify_flush(&mut self) {
+        self.flushes_since_extraction += 1;
+    }
+
+    /// After a read-buffer event, everything pushed before the previous one is safe to hand on.
+    pub fn notify_read_buffer(&mut self, sink: &mut dyn EventSink) {
+        if self.mode == SortingMode::FullSort || self.flushes_since_extraction < 2 {
+            return;
+        }
+        let limit = self.extraction_limit;
+        self.extract_until(limit, sink);
+        self.extraction_limit = self.next_alloc;
+        self.flushes_since_extraction = 0;
+    }
+
+    /// Hands on everything that is left.
+    pub fn extract_all(&mut self, sink: &mut dyn EventSink) {
+        self.extract_until(u32::MAX, sink);
+        self.extraction_limit = self.next_alloc;
+        self.flushes_since_extraction = 0;
+    }
+
+    fn extract_until(&mut self, limit: u32, sink: &mut dyn EventSink) {
+        let limit_all = limit == u32::MAX;
+        loop {
+            let mut min_idx = usize::MAX;
+            let mut mins = [i64::MAX, i64::MAX];
+            for (i, q) in self.queues.iter().enumerate() {
+                let Some(m) = q.min_ts() else { continue };
+                if min_idx == usize::MAX || m < mins[0] {
+                    mins[1] = mins[0];
+                    mins[0] = m;
+                    min_idx = i;
+                } else if m < mins[1] {
+                    mins[1] = m;
+                }
+            }
+            if min_idx == usize::MAX {
+                break;
+            }
+            let bound = mins[1];
+            let latest = &mut self.latest_pushed_ts;
+            let arena = &mut self.arena;
+            let n = match &mut self.queues[min_idx] {
+                AnyQueue::Packet(q) => {
+                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
+                        s.packet(ts, e, arena.get(e.blob));
+                        arena.release(e.blob);
+                    })
+                }
+                AnyQueue::Ftrace(cpu, q) => {
+                    let cpu = *cpu;
+                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, b| {
+                        s.ftrace(ts, cpu, arena.get(*b));
+                        arena.release(*b);
+                    })
+                }
+                AnyQueue::Switch(cpu, q) => {
+                    let cpu = *cpu;
+                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
+                        s.compact_switch(ts, cpu, e)
+                    })
+                }
+                AnyQueue::Waking(cpu, q) => {
+                    let cpu = *cpu;
+                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
+                        s.compact_waking(ts, cpu, e)
+                    })
+                }
+            };
+            self.pending -= n;
+            if n == 0 {
+                break;
+            }
+        }
+    }
+}
+
+/// Hands on the head of one queue while it stays within `bound` and below the allocation
+/// limit; returns how many events were consumed.
+fn drain<T: Copy>(
+    q: &mut Queue<T>,
+    limit_all: bool,
+    limit: u32,
+    bound: i64,
+    latest: &mut Option<i64>,
+    sink: &mut dyn EventSink,
+    mut emit: impl FnMut(&mut dyn EventSink, i64, &T),
+) -> usize {
+    q.sort();
+    let mut n = 0;
+    for i in q.head..q.events.len() {
+        let (ts, alloc, ref v) = q.events[i];
+        if !limit_all && alloc >= limit {
+            break;
+        }
+        if ts > bound {
+            break;
+        }
+        n += 1;
+        if latest.is_some_and(|l| ts < l) {
+            sink.out_of_order();
+            // The payload still has to be released.
+            emit_discard(v);
+            continue;
+        }
+        *latest = Some(ts);
+        emit(sink, ts, v);
+    }
+    q.consumed(n);
+    n
+}
+
+fn emit_discard<T>(_v: &T) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Rec(Vec<(i64, String)>);
+    impl EventSink for Rec {
+        fn ftrace(&mut self, ts: i64, cpu: u32, e: &[u8]) {
+            self.0
+                .push((ts, format!("f{cpu}:{}", String::from_utf8_lossy(e))));
+        }
+        fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch) {
+            self.0.push((ts, format!("s{cpu}:{}", e.next_pid)));
+        }
+        fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking) {
+            self.0.push((ts, format!("w{cpu}:{}", e.pid)));
+        }
+        fn packet(&mut self, ts: i64, _e: &PacketEvent, p: &[u8]) {
+            self.0
+                .push((ts, format!("p:{}", String::from_utf8_lossy(p))));
+        }
+        fn out_of_order(&mut self) {
+            self.0.push((-1, "ooo".into()));
+        }
+    }
+
+    #[test]
+    fn merges_in_timestamp_order_and_keeps_push_order_for_ties() {
+        let mut s = Sorter::default();
+        s.push_ftrace(30, 0, b"a");
+        s.push_ftrace(10, 0, b"b");
+        s.push_packet(20, 76, b"c", None);
+        s.push_ftrace(10, 1, b"d");
+        s.push_packet(10, 76, b"e", None);
+        s.push_ftrace(10, 0, b"g");
+        let mut r = Rec::default();
+        s.extract_all(&mut r);
+        let got: Vec<_> = r.0.iter().map(|(t, n)| format!("{t}{n}")).collect();
+        // At ts 10 the packet queue (index 0) goes first, then cpu 0's queue drains its
+        // events, then cpu 1.
+        assert_eq!(
+            got,
+            ["10p:e", "10f0:b", "10f0:g", "10f1:d", "20p:c", "30f0:a"]
+        );
+    }
+
+    #[test]
+    fn negative_timestamps_are_dropped() {
+        let mut s = Sorter::default();
+        s.push_ftrace(-5, 0, b"x");
+        let mut r = Rec::default();
+        s.extract_all(&mut r);
+        assert!(r.0.is_empty());
+        assert_eq!(s.negative_ts_dropped, 1);
+    }
+
+    #[test]
+    fn arena_frees_consumed_chunks() {
+        let mut a = BlobArena::default();
+        let big = vec![7u8; CHUNK_BYTES];
+        let b1 = a.push(&big);
+        let b2 = a.push(b"tail");
+        assert_eq!(a.bytes_held(), 2 * CHUNK_BYTES);
+        a.release(b1);
+        assert_eq!(a.bytes_held(), CHUNK_BYTES);
+        assert_eq!(a.get(b2), b"tail");
+    }
+}

@@ -1,0 +1,599 @@
+//! First pass over each packet, in file order (trace_processor's tokenizer): sequence state,
+//! clock snapshots, service events, system info, decompression, conversion of timestamps to
+//! the trace clock, and cutting ftrace bundles into per-CPU events for the sorter.
+
+use std::collections::HashMap;
+
+use prost::Message;
+
+use super::clock::{self, ClockKey, ClockTracker};
+use super::fields as f;
+use super::reader::{decompress, MAX_DECOMPRESSED_BYTES};
+use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
+use super::wire::{read_varint, Fields, PackedVarints, Value};
+use crate::protos;
+use crate::store::{MetaValue, Severity, Store};
+
+/// Which data the importers will parse; everything else is skipped while tokenizing.
+#[derive(Debug, Clone)]
+pub struct Wanted {
+    /// FtraceEvent oneof field numbers to keep.
+    pub ftrace: Vec<u32>,
+    pub compact_sched: bool,
+    /// TracePacket data fields to keep (frame timeline, graphics, process tree, ...).
+    pub packets: Vec<u32>,
+}
+
+impl Wanted {
+    fn wants_ftrace(&self, id: u32) -> bool {
+        self.ftrace.contains(&id)
+    }
+}
+
+#[derive(Default)]
+struct SequenceState {
+    default_clock: Option<u32>,
+    incremental_valid: bool,
+}
+
+/// What the tokenizer needs from the importers' side.
+pub trait TokenizerHost: EventSink {
+    fn store(&mut self) -> &mut Store;
+    fn on_system_info(&mut self, info: &protos::SystemInfo);
+}
+
+pub struct Tokenizer {
+    pub clocks: ClockTracker,
+    pub sorter: Sorter,
+    wanted: Wanted,
+    seqs: HashMap<u32, SequenceState>,
+    latest_ts: i64,
+    ftrace_seen_first_bundle: Vec<bool>,
+    deferred: Vec<(Vec<u8>, u64)>,
+    eof: bool,
+}
+
+struct Header<'a> {
+    timestamp: Option<u64>,
+    clock_id: Option<u32>,
+    seq_id: Option<u32>,
+    flags: u32,
+    incremental_cleared: bool,
+    defaults: Option<&'a [u8]>,
+    previous_packet_dropped: bool,
+    machine_id: Option<u32>,
+    data: Option<(u32, &'a [u8])>,
+}
+
+fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
+    let mut h = Header {
+        timestamp: None,
+        clock_id: None,
+        seq_id: None,
+        flags: 0,
+        incremental_cleared: false,
+        defaults: None,
+        previous_packet_dropped: false,
+        machine_id: None,
+        data: None,
+    };
+    for field in Fields::new(bytes) {
+        let (id, v) = field?;
+        match id {
+            f::TIMESTAMP => h.timestamp = Some(v.as_u64()),
+            f::TIMESTAMP_CLOCK_ID => h.clock_id = Some(v.as_u32()),
+            f::TRUSTED_PACKET_SEQUENCE_ID => h.seq_id = Some(v.as_u32()),
+            f::SEQUENCE_FLAGS => h.flags = v.as_u32(),
+            f::INCREMENTAL_STATE_CLEARED => h.incremental_cleared = v.as_bool(),
+            f::TRACE_PACKET_DEFAULTS => h.defaults = Some(v.as_bytes()),
+            f::PREVIOUS_PACKET_DROPPED => h.previous_packet_dropped = v.as_bool(),
+            f::MACHINE_ID => h.machine_id = Some(v.as_u32()),
+            f::FTRACE_EVENTS
+            | f::PROCESS_TREE
+            | f::CLOCK_SNAPSHOT
+            | f::PROCESS_STATS
+            | f::TRACE_CONFIG
+            | f::SYSTEM_INFO
+            | f::COMPRESSED_PACKETS
+            | f::GRAPHICS_FRAME_EVENT
+            | f::SERVICE_EVENT
+            | f::INITIAL_DISPLAY_STATE
+            | f::FRAME_TIMELINE_EVENT
+            | f::ANDROID_SYSTEM_PROPERTY
+            | f::ZSTD_COMPRESSED_PACKETS => {
+                if let Value::Bytes(b) = v {
+                    h.data = Some((id, b));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(h)
+}
+
+const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
+
+impl Tokenizer {
+    pub fn new(wanted: Wanted) -> Self {
+        Tokenizer {
+            clocks: ClockTracker::default(),
+            sorter: Sorter::default(),
+            wanted,
+            seqs: HashMap::new(),
+            latest_ts: 0,
+            ftrace_seen_first_bundle: Vec::new(),
+            deferred: Vec::new(),
+            eof: false,
+        }
+    }
+
+    /// Tokenizes one top-level packet. Malformed packets are counted and skipped.
+    pub fn packet(&mut self, bytes: &[u8], offset: u64, host: &mut dyn TokenizerHost) {
+        let h = match parse_header(bytes) {
+            Ok(h) => h,
+            Err(_) => {
+                host.store().stat(
+                    "packet_malformed",
+                    Severity::DataLoss,
+                    "A TracePacket could not be decoded and was skipped.",
+                );
+                return;
+            }
+        };
+        if let Some((field, data)) = h.data {
+            if field == f::COMPRESSED_PACKETS || field == f::ZSTD_COMPRESSED_PACKETS {
+                self.compressed(data, field == f::ZSTD_COMPRESSED_PACKETS, offset, host);
+                return;
+            }
+        }
+        let seq_id = h.seq_id.unwrap_or(0);
+        let seq = self.seqs.entry(seq_id).or_insert(SequenceState {
+            default_clock: None,
+            incremental_valid: true,
+        });
+        if h.incremental_cleared || h.flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            seq.incremental_valid = true;
+            seq.default_clock = None;
+        } else if h.previous_packet_dropped {
+            seq.incremental_valid = false;
+        }
+        if let Some(d) = h.defaults {
+            if let Ok(defaults) = protos::TracePacketDefaults::decode(d) {
+                seq.default_clock = defaults.timestamp_clock_id;
+            }
+        }
+        let default_clock = seq.default_clock;
+        let incremental_valid = seq.incremental_valid;
+        let Some((field, data)) = h.data else { return };
+
+        match field {
+            f::CLOCK_SNAPSHOT => {
+                self.clock_snapshot(data, seq_id);
+                return;
+            }
+            f::SERVICE_EVENT => {
+                self.service_event(data, h.timestamp, h.clock_id, host);
+                return;
+            }
+            _ => {}
+        }
+        if h.flags & SEQ_NEEDS_INCREMENTAL_STATE != 0 && !incremental_valid {
+            host.store().stat(
+                "packet_skipped_seq_needs_incremental_state_invalid",
+                Severity::DataLoss,
+                "Packets that need incremental state were skipped after data loss on their sequence.",
+            );
+            return;
+        }
+        if field == f::TRACE_CONFIG {
+            if let Ok(cfg) = protos::TraceConfig::decode(data) {
+                if let Some(c) = cfg.builtin_data_sources.and_then(|b| b.primary_trace_clock) {
+                    if c != 0 {
+                        self.clocks.set_trace_clock(c as u32);
+                    }
+                }
+                if let Some(ms) = cfg.duration_ms {
+                    host.store()
+                        .set_metadata("trace_config_duration_ms", MetaValue::Int(ms as i64));
+                }
+            }
+            return;
+        }
+        if field == f::SYSTEM_INFO {
+            if let Ok(info) = protos::SystemInfo::decode(data) {
+                host.on_system_info(&info);
+            }
+            return;
+        }
+
+        let ts = match h.timestamp {
+            Some(raw) => {
+                let clock_id = h.clock_id.filter(|&c| c != 0).or(default_clock);
+                match clock_id {
+                    None => raw as i64,
+                    Some(c) => {
+                        let key = if clock::is_sequence_clock(c) {
+                            ClockKey { id: c, seq: seq_id }
+                        } else {
+                            ClockKey::global(c)
+                        };
+                        match self.clocks.to_trace_time(key, raw as i64) {
+                            Some(t) => t,
+                            None => {
+                                if !self.eof && self.sorter.set_full_sort() {
+                                    self.deferred.push((bytes.to_vec(), offset));
+                                } else {
+                                    host.store().stat(
+                                        "clock_sync_failure",
+                                        Severity::DataLoss,
+                                        "A packet's timestamp could not be converted to the trace clock (no ClockSnapshot links its clock); the packet was dropped.",
+                                    );
+                                }
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            None => self.latest_ts.max(self.sorter.max_ts()),
+        };
+        self.latest_ts = self.latest_ts.max(ts);
+
+        if field == f::FTRACE_EVENTS {
+            self.ftrace_bundle(data, host);
+            return;
+        }
+        if self.wanted.packets.contains(&field) {
+            self.sorter.push_packet(ts, field, data, h.machine_id);
+        }
+    }
+
+    fn compressed(&mut self, data: &[u8], zstd: bool, offset: u64, host: &mut dyn TokenizerHost) {
+        let inner = match decompress(data, zstd, MAX_DECOMPRESSED_BYTES) {
+            Ok(v) => v,
+            Err(e) => {
+                host.store().stat(
+                    "compressed_packets_invalid",
+                    Severity::DataLoss,
+                    "A compressed_packets blob was corrupt or expanded beyond the limit and was skipped.",
+                );
+                eprintln!("warning: compressed packets at byte offset {offset} skipped: {e}");
+                return;
+            }
+        };
+        for field in Fields::new(&inner) {
+            match field {
+                Ok((1, Value::Bytes(p))) => self.packet(p, offset, host),
+                Ok(_) => {}
+                Err(_) => {
+                    host.store().stat("compressed_packets_invalid", Severity::DataLoss, "A compressed_packets blob was corrupt or expanded beyond the limit and was skipped.");
+                    break;
+                }
+            }
+        }
+    }
+
+    fn clock_snapshot(&mut self, data: &[u8], seq_id: u32) {
+        let Ok(snap) = protos::ClockSnapshot::decode(data) else {
+            return;
+        };
+        if let Some(p) = snap.primary_trace_clock {
+            if p != 0 {
+                self.clocks.set_trace_clock(p as u32);
+            }
+        }
+        let clocks: Vec<(ClockKey, i64, i64, bool)> = snap
+            .clocks
+            .iter()
+            .filter_map(|c| {
+                let id = c.clock_id?;
+                let key = if clock::is_sequence_clock(id) {
+                    ClockKey { id, seq: seq_id }
+                } else {
+                    ClockKey::global(id)
+                };
+                Some((
+                    key,
+                    c.timestamp.unwrap_or(0) as i64,
+                    c.unit_multiplier_ns.unwrap_or(1) as i64,
+                    c.is_incremental.unwrap_or(false),
+                ))
+            })
+            .collect();
+        self.clocks.add_snapshot(&clocks);
+    }
+
+    fn service_event(
+        &mut self,
+        data: &[u8],
+        ts: Option<u64>,
+        clock_id: Option<u32>,
+        host: &mut dyn TokenizerHost,
+    ) {
+        let raw = ts.unwrap_or(0) as i64;
+        let clock = ClockKey::global(clock_id.unwrap_or(clock::BOOTTIME));
+        let ts = self.clocks.to_trace_time(clock, raw).unwrap_or(raw);
+        let Ok(ev) = protos::TracingServiceEvent::decode(data) else {
+            return;
+        };
+        use protos::tracing_service_event::EventType;
+        match ev.event_type {
+            Some(EventType::TracingStarted(true)) => host
+                .store()
+                .set_metadata("tracing_started_ns", MetaValue::Int(ts)),
+            Some(EventType::TracingDisabled(true)) => host
+                .store()
+                .set_metadata("tracing_disabled_ns", MetaValue::Int(ts)),
+            Some(EventType::AllDataSourcesStarted(true)) => host
+                .store()
+                .set_metadata("all_data_source_started_ns", MetaValue::Int(ts)),
+            Some(EventType::AllDataSourcesFlushed(true)) => self.sorter.notify_flush(),
+            Some(EventType::ReadTracingBuffersCompleted(true)) => {
+                self.sorter.notify_read_buffer(host)
+            }
+            _ => {}
+        }
+    }
+
+    fn ftrace_bundle(&mut self, data: &[u8], host: &mut dyn TokenizerHost) {
+        let mut cpu = None;
+        let mut compact = None;
+        let mut events: Vec<&[u8]> = Vec::new();
+        let mut prev_end = None;
+        let mut last_read = None;
+        let mut lost = false;
+        for field in Fields::new(data) {
+            let Ok((id, v)) = field else {
+                host.store().stat(
+                    "ftrace_bundle_tokenizer_errors",
+                    Severity::DataLoss,
+                    "An ftrace bundle was malformed; the events after the damage were dropped.",
+                );
+                break;
+            };
+            match id {
+                1 => cpu = Some(v.as_u32()),
+                2 => events.push(v.as_bytes()),
+                3 => lost = v.as_bool(),
+                4 => compact = Some(v.as_bytes()),
+                9 => last_read = Some(v.as_u64()),
+                10 => prev_end = Some(v.as_u64()),
+                _ => {}
+            }
+        }
+        let Some(cpu) = cpu else {
+            host.store().stat(
+                "ftrace_bundle_tokenizer_errors",
+                Severity::DataLoss,
+                "An ftrace bundle was malformed; the events after the damage were dropped.",
+            );
+            return;
+        };
+        if cpu >= 1024 {
+            host.store().stat(
+                "ftrace_bundle_tokenizer_errors",
+                Severity::DataLoss,
+                "An ftrace bundle was malformed; the events after the damage were dropped.",
+            );
+            return;
+        }
+        if lost {
+            host.store().stat_add(
+                "ftrace_cpu_has_data_loss",
+                cpu as i64,
+                Severity::DataLoss,
+                "The kernel reported lost ftrace events on this CPU.",
+                1,
+            );
+        }
+        let boot = ClockKey::global(clock::BOOTTIME);
+        if let Some(c) = compact {
+            if self.wanted.compact_sched {
+                self.compact_sched(cpu, c, host);
+            }
+        }
+        for ev in events {
+            self.ftrace_event(cpu, ev, boot, host);
+        }
+        let cpu_idx = cpu as usize;
+        if self.ftrace_seen_first_bundle.len() <= cpu_idx {
+            self.ftrace_seen_first_bundle.resize(cpu_idx + 1, false);
+        }
+        if !self.ftrace_seen_first_bundle[cpu_idx] {
+            self.ftrace_seen_first_bundle[cpu_idx] = true;
+            if let Some(raw) = prev_end.or(last_read) {
+                if let Some(ts) = self.clocks.to_trace_time(boot, raw as i64) {
+                    let store = host.store();
+                    if store
+                        .metadata_int("ftrace_latest_data_start_ns")
+                        .is_none_or(|cur| ts > cur)
+                    {
+                        store.set_metadata("ftrace_latest_data_start_ns", MetaValue::Int(ts));
+                    }
+                }
+            }
+        }
+    }
+
+    fn ftrace_event(&mut self, cpu: u32, ev: &[u8], boot: ClockKey, host: &mut dyn TokenizerHost) {
+        // Fast path: timestamp first, then pid, then the event's own field (as the kernel
+        // side of Perfetto writes them).
+        let mut ts = None;
+        let mut event_id = 0;
+        for field in Fields::new(ev) {
+            let Ok((id, v)) = field else { break };
+            match (id, v) {
+                (1, Value::Varint(t)) => ts = Some(t),
+                (_, Value::Bytes(_)) => {
+                    event_id = id;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(raw) = ts else {
+            host.store().stat(
+                "ftrace_bundle_tokenizer_errors",
+                Severity::DataLoss,
+                "An ftrace bundle was malformed; the events after the damage were dropped.",
+            );
+            return;
+        };
+        if event_id == 0 {
+            host.store().stat(
+                "ftrace_missing_event_id",
+                Severity::DataLoss,
+                "An ftrace event had no payload and was dropped.",
+            );
+            return;
+        }
+        if !self.wanted.wants_ftrace(event_id) {
+            return;
+        }
+        let Some(ts) = self.clocks.to_trace_time(boot, raw as i64) else {
+            return;
+        };
+        self.sorter.push_ftrace(ts, cpu, ev);
+    }
+
+    fn compact_sched(&mut self, cpu: u32, data: &[u8], host: &mut dyn TokenizerHost) {
+        let mut intern: Vec<&[u8]> = Vec::new();
+        let mut arrays: [&[u8]; 13] = [&[]; 13];
+        for field in Fields::new(data) {
+            let Ok((id, v)) = field else { break };
+            match id {
+                5 => intern.push(v.as_bytes()),
+                1..=12 => {
+                    // Packed arrays may arrive in several pieces; the common case is one.
+                    arrays[id as usize] = v.as_bytes();
+                }
+                _ => {}
+            }
+        }
+        let store = host.store();
+        let table: Vec<_> = intern
+            .iter()
+            .map(|s| store.intern(&String::from_utf8_lossy(s)))
+            .collect();
+        let boot = ClockKey::global(clock::BOOTTIME);
+        let mut parse_error = false;
+
+        // sched_switch
+        {
+            let mut ts_it = PackedVarints::new(arrays[1]);
+            let mut st_it = PackedVarints::new(arrays[2]);
+            let mut pid_it = PackedVarints::new(arrays[3]);
+            let mut prio_it = PackedVarints::new(arrays[4]);
+            let mut comm_it = PackedVarints::new(arrays[6]);
+            let mut acc: i64 = 0;
+            loop {
+                let (Some(d), Some(st), Some(pid), Some(prio), Some(comm)) = (
+                    ts_it.next(),
+                    st_it.next(),
+                    pid_it.next(),
+                    prio_it.next(),
+                    comm_it.next(),
+                ) else {
+                    break;
+                };
+                acc = acc.wrapping_add(d as i64);
+                let Some(&name) = table.get(comm as usize) else {
+                    parse_error = true;
+                    break;
+                };
+                let Some(t) = self.clocks.to_trace_time(boot, acc) else {
+                    return;
+                };
+                self.sorter.push_switch(
+                    t,
+                    cpu,
+                    CompactSwitch {
+                        prev_state: st as i64,
+                        next_pid: pid as i32,
+                        next_prio: prio as i32,
+                        next_comm: name,
+                    },
+                );
+            }
+            let leftover = ts_it.next().is_some()
+                || st_it.next().is_some()
+                || pid_it.next().is_some()
+                || prio_it.next().is_some()
+                || comm_it.next().is_some();
+            parse_error |= leftover || ts_it.error || st_it.error || pid_it.error;
+        }
+        // sched_waking
+        {
+            let mut ts_it = PackedVarints::new(arrays[7]);
+            let mut pid_it = PackedVarints::new(arrays[8]);
+            let mut cpu_it = PackedVarints::new(arrays[9]);
+            let mut prio_it = PackedVarints::new(arrays[10]);
+            let mut comm_it = PackedVarints::new(arrays[11]);
+            let mut flags_it = PackedVarints::new(arrays[12]);
+            let mut acc: i64 = 0;
+            loop {
+                let (Some(d), Some(pid), Some(tcpu), Some(prio), Some(comm)) = (
+                    ts_it.next(),
+                    pid_it.next(),
+                    cpu_it.next(),
+                    prio_it.next(),
+                    comm_it.next(),
+                ) else {
+                    break;
+                };
+                acc = acc.wrapping_add(d as i64);
+                let Some(&name) = table.get(comm as usize) else {
+                    parse_error = true;
+                    break;
+                };
+                let flags = flags_it.next().unwrap_or(0) as u32;
+                let Some(t) = self.clocks.to_trace_time(boot, acc) else {
+                    return;
+                };
+                self.sorter.push_waking(
+                    t,
+                    cpu,
+                    CompactWaking {
+                        pid: pid as i32,
+                        target_cpu: tcpu as i32,
+                        prio: prio as i32,
+                        comm: name,
+                        common_flags: flags,
+                    },
+                );
+            }
+        }
+        if parse_error {
+            host.store().stat(
+                "compact_sched_has_parse_errors",
+                Severity::DataLoss,
+                "A compact_sched block was inconsistent; part of it was dropped.",
+            );
+        }
+    }
+
+    /// End of input: retries deferred packets, then hands every remaining event on.
+    pub fn finish(&mut self, host: &mut dyn TokenizerHost) {
+        self.eof = true;
+        for (bytes, offset) in std::mem::take(&mut self.deferred) {
+            self.packet(&bytes, offset, host);
+        }
+        self.sorter.extract_all(host);
+        let dropped = self.sorter.negative_ts_dropped;
+        if dropped > 0 {
+            host.store().stat_add(
+                "trace_sorter_negative_timestamp_dropped",
+                -1,
+                Severity::DataLoss,
+                "Events with negative timestamps were dropped.",
+                dropped as i64,
+            );
+        }
+    }
+}
+
+/// Reads a length-prefixed varint helper re-exported for fuzzing convenience.
+pub fn varint_at(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
+    read_varint(buf, pos).ok()
+}

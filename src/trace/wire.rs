@@ -1,0 +1,257 @@
+//! A zero-copy protobuf wire-format scanner for the hot paths (trace framing, packet
+//! headers, ftrace bundles). Message bodies that are not hot are decoded with prost.
+
+use thiserror::Error;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum WireError {
+    #[error("truncated varint at byte {0}")]
+    Varint(usize),
+    #[error(
+        "field length {len} at byte {at} runs past the end of its message ({avail} bytes left)"
+    )]
+    Length { at: usize, len: u64, avail: usize },
+    #[error("unsupported wire type {wire_type} at byte {at}")]
+    WireType { at: usize, wire_type: u8 },
+    #[error("truncated fixed-size field at byte {0}")]
+    Fixed(usize),
+}
+
+/// One field as it appears on the wire.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value<'a> {
+    Varint(u64),
+    Fixed64(u64),
+    Fixed32(u32),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Value<'a> {
+    pub fn as_u64(&self) -> u64 {
+        match *self {
+            Value::Varint(v) | Value::Fixed64(v) => v,
+            Value::Fixed32(v) => v as u64,
+            Value::Bytes(_) => 0,
+        }
+    }
+    pub fn as_i64(&self) -> i64 {
+        self.as_u64() as i64
+    }
+    /// int32 fields are sign-extended to 64 bits on the wire; truncation recovers them.
+    pub fn as_i32(&self) -> i32 {
+        self.as_u64() as i32
+    }
+    pub fn as_u32(&self) -> u32 {
+        self.as_u64() as u32
+    }
+    pub fn as_bool(&self) -> bool {
+        self.as_u64() != 0
+    }
+    pub fn as_bytes(&self) -> &'a [u8] {
+        match *self {
+            Value::Bytes(b) => b,
+            _ => &[],
+        }
+    }
+    pub fn as_str(&self) -> &'a str {
+        std::str::from_utf8(self.as_bytes()).unwrap_or("")
+    }
+    /// Strings the way Perfetto reads them: invalid UTF-8 is replaced, not dropped.
+    pub fn as_string_lossy(&self) -> std::borrow::Cow<'a, str> {
+        String::from_utf8_lossy(self.as_bytes())
+    }
+}
+
+/// Decodes a varint starting at `pos`; returns the value and the position after it.
+#[inline]
+pub fn read_varint(buf: &[u8], pos: usize) -> Result<(u64, usize), WireError> {
+    let mut value: u64 = 0;
+    let mut shift = 0u32;
+    let mut i = pos;
+    while i < buf.len() && shift < 64 {
+        let b = buf[i];
+        value |= ((b & 0x7f) as u64) << shift;
+        i += 1;
+        if b & 0x80 == 0 {
+            return Ok((value, i));
+        }
+        shift += 7;
+    }
+    Err(WireError::Varint(pos))
+}
+
+/// Iterates over the fields of one message. Stops (returning an error once) at the first
+/// malformed field; everything before it has been handed out.
+pub struct Fields<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    failed: bool,
+}
+
+impl<'a> Fields<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Fields {
+            buf,
+            pos: 0,
+            failed: false,
+        }
+    }
+
+    /// Offset of the next field inside the message.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    fn next_field(&mut self) -> Result<(u32, Value<'a>), WireError> {
+        let start = self.pos;
+        let (tag, p) = read_varint(self.buf, self.pos)?;
+        let field = (tag >> 3) as u32;
+        let wire_type = (tag & 7) as u8;
+        let (value, next) = match wire_type {
+            0 => {
+                let (v, p2) = read_varint(self.buf, p)?;
+                (Value::Varint(v), p2)
+            }
+            1 => {
+                let b = self.buf.get(p..p + 8).ok_or(WireError::Fixed(start))?;
+                (
+                    Value::Fixed64(u64::from_le_bytes(b.try_into().unwrap())),
+                    p + 8,
+                )
+            }
+            2 => {
+                let (len, p2) = read_varint(self.buf, p)?;
+                let avail = self.buf.len() - p2;
+                if len > avail as u64 {
+                    return Err(WireError::Length {
+                        at: start,
+                        len,
+                        avail,
+                    });
+                }
+                let end = p2 + len as usize;
+                (Value::Bytes(&self.buf[p2..end]), end)
+            }
+            5 => {
+                let b = self.buf.get(p..p + 4).ok_or(WireError::Fixed(start))?;
+                (
+                    Value::Fixed32(u32::from_le_bytes(b.try_into().unwrap())),
+                    p + 4,
+                )
+            }
+            _ => {
+                return Err(WireError::WireType {
+                    at: start,
+                    wire_type,
+                })
+            }
+        };
+        if field == 0 {
+            return Err(WireError::WireType {
+                at: start,
+                wire_type,
+            });
+        }
+        self.pos = next;
+        Ok((field, value))
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Result<(u32, Value<'a>), WireError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.pos >= self.buf.len() {
+            return None;
+        }
+        match self.next_field() {
+            Ok(f) => Some(Ok(f)),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Iterates over a packed repeated varint field.
+pub struct PackedVarints<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    pub error: bool,
+}
+
+impl<'a> PackedVarints<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        PackedVarints {
+            buf,
+            pos: 0,
+            error: false,
+        }
+    }
+}
+
+impl Iterator for PackedVarints<'_> {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        if self.pos >= self.buf.len() {
+            return None;
+        }
+        match read_varint(self.buf, self.pos) {
+            Ok((v, p)) => {
+                self.pos = p;
+                Some(v)
+            }
+            Err(_) => {
+                self.error = true;
+                self.pos = self.buf.len();
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_each_wire_type() {
+        // field 1 varint 150, field 2 bytes "hi", field 3 fixed32 1, field 4 fixed64 2
+        let buf = [
+            0x08, 0x96, 0x01, 0x12, 0x02, b'h', b'i', 0x1d, 1, 0, 0, 0, 0x21, 2, 0, 0, 0, 0, 0, 0,
+            0,
+        ];
+        let fields: Vec<_> = Fields::new(&buf).collect::<Result<_, _>>().unwrap();
+        assert_eq!(fields[0], (1, Value::Varint(150)));
+        assert_eq!(fields[1], (2, Value::Bytes(b"hi")));
+        assert_eq!(fields[2], (3, Value::Fixed32(1)));
+        assert_eq!(fields[3], (4, Value::Fixed64(2)));
+    }
+
+    #[test]
+    fn length_past_end_is_an_error_not_a_panic() {
+        let buf = [0x12, 0x7f, b'a'];
+        let mut it = Fields::new(&buf);
+        assert!(matches!(
+            it.next(),
+            Some(Err(WireError::Length {
+                at: 0,
+                len: 127,
+                avail: 1
+            }))
+        ));
+        assert!(it.next().is_none());
+    }
+
+    #[test]
+    fn negative_int32_round_trips() {
+        let (v, _) = read_varint(
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+            0,
+        )
+        .unwrap();
+        assert_eq!(Value::Varint(v).as_i32(), -1);
+    }
+}
