@@ -14,6 +14,7 @@ use std::time::Instant;
 use crate::protos;
 use crate::store::processes::ProcessTracker;
 use crate::store::slices::SliceTracker;
+use crate::store::track_compressor::TrackCompressor;
 use crate::store::tracks::TrackTracker;
 use crate::store::{MetaValue, Store};
 use crate::trace::fields as f;
@@ -125,6 +126,7 @@ pub struct Ctx {
     pub procs: ProcessTracker,
     pub tracks: TrackTracker,
     pub slices: SliceTracker,
+    pub compressor: TrackCompressor,
 }
 
 impl Ctx {
@@ -136,6 +138,7 @@ impl Ctx {
             procs,
             tracks: TrackTracker::default(),
             slices: SliceTracker::default(),
+            compressor: TrackCompressor::default(),
         }
     }
 }
