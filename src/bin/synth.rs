@@ -57,7 +57,8 @@ fn main() -> Result<()> {
         ..Default::default()
     };
     let t = generate(&cfg);
-    std::fs::write(&a.output, &t.bytes).with_context(|| format!("writing {}", a.output.display()))?;
+    std::fs::write(&a.output, &t.bytes)
+        .with_context(|| format!("writing {}", a.output.display()))?;
     let slowed = t.frames.iter().filter(|f| f.slowed).count();
     eprintln!(
         "wrote {} ({} bytes): {} frames of {} ({} slowed)",

@@ -306,6 +306,7 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     }
     tok.finish(&mut imp);
     imp.finish();
+    warnings.splice(0..0, std::mem::take(&mut tok.warnings));
     if progress && started.elapsed().as_millis() > 200 {
         eprint!("\r\x1b[K");
     }

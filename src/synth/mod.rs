@@ -10,9 +10,8 @@ use prost::Message;
 
 use crate::protos::{
     self, clock_snapshot, frame_timeline_event as fte, ftrace_event, ftrace_event_bundle,
-    graphics_frame_event as gfe, process_tree, ClockSnapshot, FrameTimelineEvent,
-    FtraceEvent, FtraceEventBundle, GraphicsFrameEvent, ProcessTree, SystemInfo, Trace,
-    TracePacket,
+    graphics_frame_event as gfe, process_tree, ClockSnapshot, FrameTimelineEvent, FtraceEvent,
+    FtraceEventBundle, GraphicsFrameEvent, ProcessTree, SystemInfo, Trace, TracePacket,
 };
 pub use rng::Rng;
 
@@ -123,15 +122,20 @@ fn print(ts: i64, tid: i32, buf: String) -> FtraceEvent {
     FtraceEvent {
         timestamp: Some(ts as u64),
         pid: Some(tid as u32),
-        event: Some(ftrace_event::Event::Print(protos::PrintFtraceEvent { ip: None, buf: Some(buf) })),
+        event: Some(ftrace_event::Event::Print(protos::PrintFtraceEvent {
+            ip: None,
+            buf: Some(buf),
+        })),
         ..Default::default()
     }
 }
 
 impl Streams {
     fn slice(&mut self, cpu: u32, tid: i32, tgid: i32, start: i64, end: i64, name: &str) {
-        self.ftrace.push((start, cpu, print(start, tid, format!("B|{tgid}|{name}"))));
-        self.ftrace.push((end, cpu, print(end, tid, format!("E|{tgid}"))));
+        self.ftrace
+            .push((start, cpu, print(start, tid, format!("B|{tgid}|{name}"))));
+        self.ftrace
+            .push((end, cpu, print(end, tid, format!("E|{tgid}"))));
     }
 
     fn ft_packet(&mut self, mono_ts: i64, ev: fte::Event) {
@@ -144,7 +148,14 @@ impl Streams {
         });
     }
 
-    fn buffer(&mut self, mono_ts: i64, kind: gfe::BufferEventType, buffer_id: u32, frame: u32, layer: &str) {
+    fn buffer(
+        &mut self,
+        mono_ts: i64,
+        kind: gfe::BufferEventType,
+        buffer_id: u32,
+        frame: u32,
+        layer: &str,
+    ) {
         self.graphics.push(TracePacket {
             timestamp: Some(mono_ts as u64),
             timestamp_clock_id: Some(MONOTONIC),
@@ -208,27 +219,71 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
 
         // atrace on the UI thread (cpu 0) and RenderThread (cpu 1).
         if cfg.atrace {
-            s.slice(0, pid, pid, ui_start, ui_end, &format!("Choreographer#doFrame {vsync_id}"));
+            s.slice(
+                0,
+                pid,
+                pid,
+                ui_start,
+                ui_end,
+                &format!("Choreographer#doFrame {vsync_id}"),
+            );
             let a = ui_start + 50_000;
             s.slice(0, pid, pid, a, a + ui_dur / 4, "input");
             let b = a + ui_dur / 4 + 20_000;
             s.slice(0, pid, pid, b, ui_end - 30_000, "traversal");
-            s.slice(0, pid, pid, b + 10_000, b + (ui_end - 30_000 - b) / 2, "measure");
-            s.slice(1, render_tid, pid, rt_start, rt_end, &format!("DrawFrames {vsync_id}"));
-            s.slice(1, render_tid, pid, rt_start + 20_000, rt_start + (rt_end - rt_start) / 3, "syncFrameState");
-            s.slice(1, render_tid, pid, rt_end - 400_000, rt_end - 50_000, "queueBuffer");
+            s.slice(
+                0,
+                pid,
+                pid,
+                b + 10_000,
+                b + (ui_end - 30_000 - b) / 2,
+                "measure",
+            );
+            s.slice(
+                1,
+                render_tid,
+                pid,
+                rt_start,
+                rt_end,
+                &format!("DrawFrames {vsync_id}"),
+            );
+            s.slice(
+                1,
+                render_tid,
+                pid,
+                rt_start + 20_000,
+                rt_start + (rt_end - rt_start) / 3,
+                "syncFrameState",
+            );
+            s.slice(
+                1,
+                render_tid,
+                pid,
+                rt_end - 400_000,
+                rt_end - 50_000,
+                "queueBuffer",
+            );
         }
         if cfg.sched {
             // The UI thread runs during doFrame; a slowed frame is preempted for half its extra
             // time by a kworker (runnable, prev_state R).
-            s.sched.push((ui_start, 0, 1, pid, 120, cfg_comm(&cfg.process_name)));
+            s.sched
+                .push((ui_start, 0, 1, pid, 120, cfg_comm(&cfg.process_name)));
             if ui_runnable > 0 {
                 let pre = ui_start + ui_dur / 4;
                 s.sched.push((pre, 0, 0, 88, 120, "kworker/0:1".into()));
-                s.sched.push((pre + ui_runnable, 0, 1, pid, 120, cfg_comm(&cfg.process_name)));
+                s.sched.push((
+                    pre + ui_runnable,
+                    0,
+                    1,
+                    pid,
+                    120,
+                    cfg_comm(&cfg.process_name),
+                ));
             }
             s.sched.push((ui_end, 0, 1, 0, 120, "swapper/0".into()));
-            s.sched.push((rt_start, 1, 1, render_tid, 110, "RenderThread".into()));
+            s.sched
+                .push((rt_start, 1, 1, render_tid, 110, "RenderThread".into()));
             s.sched.push((rt_end, 1, 1, 0, 120, "swapper/1".into()));
         }
         if cfg.frame_timeline {
@@ -248,7 +303,12 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
                     layer_name: Some(layer.clone()),
                 }),
             );
-            s.ft_packet(mono(expected_end), fte::Event::FrameEnd(fte::FrameEnd { cookie: Some(c_exp) }));
+            s.ft_packet(
+                mono(expected_end),
+                fte::Event::FrameEnd(fte::FrameEnd {
+                    cookie: Some(c_exp),
+                }),
+            );
             s.ft_packet(
                 mono(ui_start),
                 fte::Event::ActualSurfaceFrameStart(fte::ActualSurfaceFrameStart {
@@ -267,7 +327,12 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
                     ..Default::default()
                 }),
             );
-            s.ft_packet(mono(actual_end), fte::Event::FrameEnd(fte::FrameEnd { cookie: Some(c_act) }));
+            s.ft_packet(
+                mono(actual_end),
+                fte::Event::FrameEnd(fte::FrameEnd {
+                    cookie: Some(c_act),
+                }),
+            );
             s.ft_packet(
                 mono(expected_end),
                 fte::Event::ExpectedDisplayFrameStart(fte::ExpectedDisplayFrameStart {
@@ -276,7 +341,12 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
                     pid: Some(SF_PID),
                 }),
             );
-            s.ft_packet(mono(expected_end + period), fte::Event::FrameEnd(fte::FrameEnd { cookie: Some(c_dexp) }));
+            s.ft_packet(
+                mono(expected_end + period),
+                fte::Event::FrameEnd(fte::FrameEnd {
+                    cookie: Some(c_dexp),
+                }),
+            );
             s.ft_packet(
                 mono(present - period / 2),
                 fte::Event::ActualDisplayFrameStart(fte::ActualDisplayFrameStart {
@@ -292,7 +362,12 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
                     ..Default::default()
                 }),
             );
-            s.ft_packet(mono(present + period / 4), fte::Event::FrameEnd(fte::FrameEnd { cookie: Some(c_dact) }));
+            s.ft_packet(
+                mono(present + period / 4),
+                fte::Event::FrameEnd(fte::FrameEnd {
+                    cookie: Some(c_dact),
+                }),
+            );
         }
         if cfg.frame_tracer {
             use gfe::BufferEventType as T;
@@ -300,11 +375,29 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
             let frame_number = i as u32 + 1;
             let latch = expected_end.max(gpu_done) + 500_000;
             let present = latch + period;
-            s.buffer(mono(rt_start + 100_000), T::Dequeue, buffer_id, frame_number, &layer);
+            s.buffer(
+                mono(rt_start + 100_000),
+                T::Dequeue,
+                buffer_id,
+                frame_number,
+                &layer,
+            );
             s.buffer(mono(rt_end), T::Queue, buffer_id, frame_number, &layer);
-            s.buffer(mono(gpu_done), T::AcquireFence, buffer_id, frame_number, &layer);
+            s.buffer(
+                mono(gpu_done),
+                T::AcquireFence,
+                buffer_id,
+                frame_number,
+                &layer,
+            );
             s.buffer(mono(latch), T::Latch, buffer_id, frame_number, &layer);
-            s.buffer(mono(present), T::PresentFence, buffer_id, frame_number, &layer);
+            s.buffer(
+                mono(present),
+                T::PresentFence,
+                buffer_id,
+                frame_number,
+                &layer,
+            );
         }
         frames.push(PlannedFrame {
             vsync_id,
@@ -325,7 +418,13 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
         });
     }
     let bytes = encode(s, cfg);
-    SynthTrace { bytes, frames, layer_name: layer, render_tid, sf_pid: SF_PID }
+    SynthTrace {
+        bytes,
+        frames,
+        layer_name: layer,
+        render_tid,
+        sf_pid: SF_PID,
+    }
 }
 
 /// The kernel's 16-byte comm of the app's main thread.
@@ -341,7 +440,11 @@ fn header(s: &mut Streams, cfg: &SynthConfig, render_tid: i32, _period: i64) {
         trusted_packet_sequence_id: Some(1),
         clock_snapshot: Some(ClockSnapshot {
             clocks: vec![
-                clock_snapshot::Clock { clock_id: Some(BOOTTIME), timestamp: Some(boot0 as u64), ..Default::default() },
+                clock_snapshot::Clock {
+                    clock_id: Some(BOOTTIME),
+                    timestamp: Some(boot0 as u64),
+                    ..Default::default()
+                },
                 clock_snapshot::Clock {
                     clock_id: Some(MONOTONIC),
                     timestamp: Some((boot0 - cfg.boot_minus_mono_ns) as u64),
@@ -378,10 +481,16 @@ fn header(s: &mut Streams, cfg: &SynthConfig, render_tid: i32, _period: i64) {
         timestamp: Some((boot0 + 1_000) as u64),
         trusted_packet_sequence_id: Some(2),
         process_tree: Some(ProcessTree {
-            processes: vec![proc(1, 0, "/system/bin/init"), proc(SF_PID, 1, "/system/bin/surfaceflinger"), proc(cfg.pid, 1, &cfg.process_name)],
-            threads: vec![
-                process_tree::Thread { tid: Some(render_tid), name: Some("RenderThread".into()), tgid: Some(cfg.pid) },
+            processes: vec![
+                proc(1, 0, "/system/bin/init"),
+                proc(SF_PID, 1, "/system/bin/surfaceflinger"),
+                proc(cfg.pid, 1, &cfg.process_name),
             ],
+            threads: vec![process_tree::Thread {
+                tid: Some(render_tid),
+                name: Some("RenderThread".into()),
+                tgid: Some(cfg.pid),
+            }],
             collection_end_timestamp: None,
         }),
         ..Default::default()
@@ -402,14 +511,24 @@ fn encode(mut s: Streams, cfg: &SynthConfig) -> Vec<u8> {
         let mut ev_chunks = evs.chunks(per_ev);
         let mut sw_chunks = sw.chunks(per_sw);
         for _ in 0..chunks {
-            let events: Vec<FtraceEvent> = ev_chunks.next().unwrap_or(&[]).iter().map(|e| e.2.clone()).collect();
+            let events: Vec<FtraceEvent> = ev_chunks
+                .next()
+                .unwrap_or(&[])
+                .iter()
+                .map(|e| e.2.clone())
+                .collect();
             let compact = sw_chunks.next().filter(|_| cfg.sched).map(compact_sched);
             if events.is_empty() && compact.is_none() {
                 continue;
             }
             packets.push(TracePacket {
                 trusted_packet_sequence_id: Some(3 + cpu),
-                ftrace_events: Some(FtraceEventBundle { cpu: Some(cpu), event: events, compact_sched: compact, ..Default::default() }),
+                ftrace_events: Some(FtraceEventBundle {
+                    cpu: Some(cpu),
+                    event: events,
+                    compact_sched: compact,
+                    ..Default::default()
+                }),
                 ..Default::default()
             });
         }
