@@ -776,3 +776,468 @@ fn write_args(store: &mut Store, sid: SliceId, mut args: Vec<PendingArg>) {
     }
     store.slices[sid as usize].arg_set_id = store.args.insert_set_with_flat_keys(args);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::SliceRow;
+
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    fn field_varint(id: u32, v: u64, out: &mut Vec<u8>) {
+        varint((id << 3) as u64, out);
+        varint(v, out);
+    }
+
+    fn field_bytes(id: u32, b: &[u8], out: &mut Vec<u8>) {
+        varint(((id << 3) | 2) as u64, out);
+        varint(b.len() as u64, out);
+        out.extend_from_slice(b);
+    }
+
+    struct T {
+        ctx: Ctx,
+        p: AtraceParser,
+    }
+
+    impl T {
+        fn new() -> T {
+            T {
+                ctx: Ctx::new(),
+                p: AtraceParser::default(),
+            }
+        }
+        fn print(&mut self, ts: i64, pid: i64, buf: &[u8]) {
+            let mut data = Vec::new();
+            field_varint(1, 0xffff_0000, &mut data);
+            field_bytes(2, buf, &mut data);
+            self.p.print(&mut self.ctx, ts, pid, &data);
+        }
+        fn sys(&mut self, enter: bool, ts: i64, pid: i64, num: u64) {
+            let mut data = Vec::new();
+            field_varint(1, num, &mut data);
+            if enter {
+                field_varint(2, 7, &mut data);
+                field_varint(2, 8, &mut data);
+                self.p.sys_enter(&mut self.ctx, ts, pid, &data);
+            } else {
+                field_varint(2, 0, &mut data);
+                self.p.sys_exit(&mut self.ctx, ts, pid, &data);
+            }
+        }
+        fn finish(&mut self) {
+            self.p.finish(&mut self.ctx);
+        }
+        fn slices(&self) -> &[SliceRow] {
+            &self.ctx.store.slices
+        }
+        fn name(&self, i: usize) -> &str {
+            self.ctx
+                .store
+                .opt_str(self.slices()[i].name)
+                .unwrap_or("<null>")
+        }
+        fn track_name(&self, t: TrackId) -> Option<&str> {
+            self.ctx
+                .store
+                .opt_str(self.ctx.store.tracks[t as usize].name)
+        }
+        fn track_kind(&self, t: TrackId) -> &str {
+            self.ctx.store.str(self.ctx.store.tracks[t as usize].kind)
+        }
+        fn arg(&self, slice: usize, key: &str) -> Option<ArgValue> {
+            let s = &self.ctx.store;
+            s.args
+                .get_by_name(&s.strings, s.slices[slice].arg_set_id, key)
+                .cloned()
+        }
+        fn stat(&self, name: &str) -> i64 {
+            self.ctx.store.stat_value(name)
+        }
+        fn thread_pid(&self, track: TrackId) -> Option<i64> {
+            let s = &self.ctx.store;
+            let TrackScope::Thread(utid) = s.tracks[track as usize].scope else {
+                panic!("not a thread track");
+            };
+            s.threads[utid as usize]
+                .upid
+                .map(|u| s.processes[u as usize].pid)
+        }
+    }
+
+    #[test]
+    fn begin_end_nest_on_the_thread_track() {
+        let mut t = T::new();
+        t.print(10, 42, b"B|40|outer\n");
+        t.print(20, 42, b"B|40|inner|with|pipes\n");
+        t.print(30, 42, b"E|40\n");
+        t.print(40, 42, b"E\n");
+        let s = t.slices();
+        assert_eq!((s[0].ts, s[0].dur, s[0].depth), (10, 30, 0));
+        assert_eq!((s[1].ts, s[1].dur, s[1].depth), (20, 10, 1));
+        assert_eq!(s[1].parent_id, Some(0));
+        assert_eq!(t.name(1), "inner|with|pipes");
+        assert_eq!(s[0].track_id, s[1].track_id);
+        assert_eq!(t.track_kind(s[0].track_id), "thread_execution");
+        // The thread was tied to the record's tgid.
+        assert_eq!(t.thread_pid(s[0].track_id), Some(40));
+    }
+
+    #[test]
+    fn end_without_tgid_from_unknown_thread_is_ignored() {
+        let mut t = T::new();
+        t.print(10, 99, b"E");
+        assert!(t.slices().is_empty());
+        assert_eq!(t.stat("systrace_parse_failure"), 0);
+        assert!(t.ctx.store.threads.iter().all(|th| th.tid != 99));
+    }
+
+    #[test]
+    fn unended_slice_keeps_pending_duration() {
+        let mut t = T::new();
+        t.print(10, 5, b"B|5|open");
+        t.finish();
+        assert_eq!(t.slices()[0].dur, -1);
+    }
+
+    #[test]
+    fn malformed_prints_are_counted_and_clock_sync_is_not() {
+        let mut t = T::new();
+        t.print(1, 1, b"random text\n");
+        t.print(2, 1, b"S|1|name\n");
+        t.print(3, 1, b"trace_event_clock_sync: parent_ts=1\n");
+        t.print(4, 1, b"");
+        assert_eq!(t.stat("systrace_parse_failure"), 3);
+        assert!(t.slices().is_empty());
+    }
+
+    #[test]
+    fn invalid_utf8_bytes_are_dropped_from_names() {
+        let mut t = T::new();
+        t.print(1, 1, b"B|1|ab\xffc\xc3\xa9\n");
+        assert_eq!(t.name(0), "abc\u{e9}");
+    }
+
+    #[test]
+    fn back_to_back_async_begins_do_not_nest() {
+        let mut t = T::new();
+        for (ts, buf) in [
+            (1000, "S|1204|multistart|0"),
+            (1010, "S|1204|multistart|0"),
+            (1015, "S|1204|multistart|10"),
+            (1020, "S|1204|multistart|0"),
+            (1030, "F|1204|multistart|0"),
+            (1030, "S|1204|multistart|0"),
+            (1050, "F|1204|multistart|0"),
+            (1060, "F|1204|multistart|10"),
+        ] {
+            t.print(ts, 1, buf.as_bytes());
+        }
+        t.finish();
+        let got: Vec<_> = t.slices().iter().map(|s| (s.ts, s.dur)).collect();
+        assert_eq!(got, [(1000, 30), (1015, 45), (1030, 20)]);
+        let s = t.slices();
+        assert_eq!(s[0].track_id, s[2].track_id);
+        assert_ne!(s[0].track_id, s[1].track_id);
+        assert_eq!(t.track_name(s[0].track_id), Some("multistart"));
+        assert_eq!(t.track_kind(s[0].track_id), "atrace_async_slice");
+        assert_eq!(t.arg(0, "cookie"), Some(ArgValue::Int(0)));
+        assert_eq!(t.arg(1, "cookie"), Some(ArgValue::Int(10)));
+        // Begins are counted per track over the whole trace, ignored ones included.
+        assert_eq!(
+            t.arg(0, "legacy_unnestable_begin_count"),
+            Some(ArgValue::Int(3))
+        );
+        assert_eq!(
+            t.arg(0, "legacy_unnestable_last_begin_ts"),
+            Some(ArgValue::Int(1020))
+        );
+        assert_eq!(
+            t.arg(2, "legacy_unnestable_begin_count"),
+            Some(ArgValue::Int(4))
+        );
+        // Async tracks belong to the tgid's process, whatever thread wrote the record.
+        let TrackScope::Process(upid) = t.ctx.store.tracks[s[0].track_id as usize].scope else {
+            panic!("async slices go on process tracks");
+        };
+        assert_eq!(t.ctx.store.processes[upid as usize].pid, 1204);
+    }
+
+    #[test]
+    fn unended_async_slice_keeps_its_cookie() {
+        let mut t = T::new();
+        t.print(1, 1, b"S|1|x|77");
+        t.finish();
+        assert_eq!(t.slices()[0].dur, -1);
+        assert_eq!(t.arg(0, "cookie"), Some(ArgValue::Int(77)));
+        assert_eq!(t.arg(0, "legacy_unnestable_begin_count"), None);
+    }
+
+    #[test]
+    fn track_async_slices_pair_by_cookie_in_both_end_forms() {
+        let mut t = T::new();
+        t.print(50, 1, b"G|1|track|ev|1024\n");
+        t.print(55, 1, b"G|1|track|ev|2048\n");
+        t.print(60, 2, b"G|2|track|ev|1024\n");
+        t.print(65, 2, b"H|2|track|ev|1024\n");
+        t.print(70, 1, b"H|1|track|2048\n");
+        t.print(75, 3, b"H|1|track|ev|1024\n");
+        let got: Vec<_> = t.slices().iter().map(|s| (s.ts, s.dur)).collect();
+        assert_eq!(got, [(50, 25), (55, 15), (60, 5)]);
+        for i in 0..3 {
+            assert_eq!(t.track_name(t.slices()[i].track_id), Some("track"));
+        }
+        let writer = |tid: i64| {
+            let utid = t.ctx.procs.get_thread_or_null(&t.ctx.store, tid, None);
+            Some(ArgValue::UInt(utid.unwrap() as u64))
+        };
+        assert_eq!(t.arg(0, "utid"), writer(1));
+        assert_eq!(t.arg(0, "end_utid"), writer(3));
+    }
+
+    #[test]
+    fn track_instants_go_on_a_process_track_named_by_the_record() {
+        let mut t = T::new();
+        t.print(51, 2, b"N|2|track_p2|ev1\n");
+        t.print(53, 1, b"N|1|track_p1|ev2\n");
+        t.print(54, 1, b"N|1|track_p1|ev3\n");
+        let s = t.slices();
+        assert_eq!((s[0].ts, s[0].dur), (51, 0));
+        assert_eq!(t.track_name(s[0].track_id), Some("track_p2"));
+        assert_eq!(s[1].track_id, s[2].track_id);
+        assert_eq!(t.track_kind(s[1].track_id), "atrace_async_slice_for_track");
+        assert!(t.arg(1, "utid").is_some());
+    }
+
+    #[test]
+    fn device_state_instants_are_global() {
+        let mut t = T::new();
+        t.print(3000, 1, b"N|1000|DeviceStateChanged|folded\n");
+        let s = &t.slices()[0];
+        let track = &t.ctx.store.tracks[s.track_id as usize];
+        assert_eq!(track.scope, TrackScope::Global);
+        assert_eq!(t.track_name(s.track_id), Some("DeviceStateChanged"));
+        // No process is made up for the tgid.
+        assert!(t.ctx.procs.process_for_pid(1000).is_none());
+    }
+
+    #[test]
+    fn thread_instants() {
+        let mut t = T::new();
+        t.print(51, 2, b"I|2|t2_event\n");
+        let s = &t.slices()[0];
+        assert_eq!((s.ts, s.dur), (51, 0));
+        assert_eq!(t.track_kind(s.track_id), "thread_execution");
+    }
+
+    #[test]
+    fn counters_are_per_process_with_the_writer_noted() {
+        let mut t = T::new();
+        t.print(1, 10, b"B|10|x"); // makes thread 10 known
+        t.print(2, 10, b"C|10|queue|3\n");
+        t.print(3, 11, b"C|10|queue|-4|cat\n");
+        t.print(4, 12, b"C|20|queue|5\n");
+        let c = &t.ctx.store.counters;
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[0].track_id, c[1].track_id);
+        assert_ne!(c[0].track_id, c[2].track_id);
+        assert_eq!((c[1].ts, c[1].value), (3, -4.0));
+        assert_eq!(t.track_kind(c[0].track_id), "atrace_counter");
+        assert_eq!(t.track_name(c[0].track_id), Some("queue"));
+        // Only a thread seen before gets noted; counters never create one.
+        assert!(c[0].arg_set_id.is_some());
+        assert!(c[1].arg_set_id.is_none());
+        assert!(t.ctx.store.threads.iter().all(|th| th.tid != 11));
+    }
+
+    #[test]
+    fn screen_state_and_battery_stats_counters_are_global() {
+        let mut t = T::new();
+        t.print(1, 1, b"C|5678|ScreenState|2\n");
+        t.print(2, 1, b"C|5679|ScreenState|1\n");
+        t.print(3, 1, b"C|5679|battery_stats.audio|1\n");
+        let c = &t.ctx.store.counters;
+        assert_eq!(c[0].track_id, c[1].track_id);
+        assert_eq!(t.track_name(c[0].track_id), Some("ScreenState"));
+        assert_eq!(t.track_name(c[2].track_id), Some("battery_stats.audio"));
+        assert!(t.ctx.procs.process_for_pid(5678).is_none());
+    }
+
+    #[test]
+    fn lmk_counter_and_lmk_slice() {
+        let mut t = T::new();
+        t.print(1, 1, b"C|50|kill_one_process|1234\n");
+        t.print(2, 1, b"C|50|kill_one_process|0\n");
+        t.print(3, 1, b"B|50|lmk,4321,3,900,extra\n");
+        // The counter is still recorded next to the LMK instant.
+        assert_eq!(t.ctx.store.counters.len(), 2 + 1);
+        let lmk: Vec<_> = t
+            .slices()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| t.name(*i) == "mem.lmk")
+            .map(|(_, s)| s.track_id)
+            .collect();
+        assert_eq!(lmk.len(), 2);
+        assert_eq!(t.track_name(lmk[0]), Some("LMK"));
+        let adj = t
+            .ctx
+            .store
+            .counters
+            .iter()
+            .find(|c| t.track_name(c.track_id) == Some("oom_score_adj"))
+            .unwrap();
+        assert_eq!(adj.value, 900.0);
+    }
+
+    #[test]
+    fn sys_write_is_cut_at_the_atrace_record_it_carries() {
+        let mut t = T::new();
+        t.p.set_arch("aarch64");
+        t.sys(true, 100, 42, 64);
+        t.sys(false, 200, 42, 64);
+        t.sys(true, 300, 42, 64);
+        t.print(350, 42, b"B|42|test");
+        t.sys(false, 400, 42, 64); // already cut: ignored
+        t.sys(true, 600, 42, 64);
+        t.print(650, 42, b"E|42");
+        t.sys(false, 700, 42, 64);
+        t.finish();
+        let got: Vec<_> = (0..t.slices().len())
+            .map(|i| {
+                let s = &t.slices()[i];
+                (s.ts, s.dur, t.name(i).to_string(), s.depth)
+            })
+            .collect();
+        let want = [
+            (100, 100, "sys_write", 0),
+            (300, 50, "sys_write", 0),
+            (350, 300, "test", 0),
+            (600, 50, "sys_write", 1),
+        ];
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!((g.0, g.1, g.2.as_str(), g.3), w);
+        }
+        assert_eq!(t.stat("truncated_sys_write_duration"), 2);
+        assert_eq!(t.arg(0, "args[1]"), Some(ArgValue::UInt(8)));
+        assert_eq!(t.arg(0, "ret"), Some(ArgValue::Int(0)));
+        let s = &t.ctx.store;
+        let first = s.args.set(s.slices[0].arg_set_id.unwrap());
+        assert_eq!(s.str(first[0].flat_key), "args");
+        assert_eq!(s.str(first[0].key), "args[0]");
+    }
+
+    #[test]
+    fn syscall_names_follow_the_architecture() {
+        let mut t = T::new();
+        t.sys(true, 1, 1, 64); // unknown arch: numbered names
+        t.p.set_arch("x86_64");
+        t.sys(true, 2, 2, 1);
+        t.p.set_arch("armv7l");
+        t.sys(true, 3, 3, 4);
+        t.sys(true, 4, 4, 5000); // beyond the table: ignored
+        assert_eq!(t.name(0), "sys_64");
+        assert_eq!(t.name(1), "sys_write");
+        assert_eq!(t.name(2), "sys_write");
+        assert_eq!(t.slices().len(), 3);
+    }
+
+    #[test]
+    fn rt_sigreturn_is_an_instant() {
+        let mut t = T::new();
+        t.p.set_arch("aarch64");
+        t.sys(true, 5, 1, 139);
+        assert_eq!(t.name(0), "sys_rt_sigreturn");
+        assert_eq!(t.slices()[0].dur, 0);
+    }
+
+    fn mark(fields: &[(u32, u64)], strings: &[(u32, &str)]) -> Vec<u8> {
+        let mut data = Vec::new();
+        for &(id, v) in fields {
+            field_varint(id, v, &mut data);
+        }
+        for &(id, s) in strings {
+            field_bytes(id, s.as_bytes(), &mut data);
+        }
+        data
+    }
+
+    #[test]
+    fn mdss_and_sde_begin_end_flags() {
+        let mut t = T::new();
+        let begin = mark(&[(1, 584), (3, 1)], &[(2, "test_event")]);
+        let end = mark(&[(1, 584), (3, 0)], &[(2, "test_event")]);
+        let no_flag = mark(&[(1, 584)], &[(2, "test_event")]);
+        t.p.kernel_mark_write(&mut t.ctx, 100, 584, fid::TRACING_MARK_WRITE, &begin);
+        t.p.kernel_mark_write(&mut t.ctx, 200, 584, fid::TRACING_MARK_WRITE, &end);
+        t.p.kernel_mark_write(&mut t.ctx, 300, 584, fid::TRACING_MARK_WRITE, &no_flag);
+        assert_eq!(t.stat("systrace_parse_failure"), 1);
+        let sde_begin = mark(&[(1, 403), (5, 1)], &[(2, "sde")]);
+        let sde_counter = mark(&[(1, 403), (3, b'C' as u64), (4, 9)], &[(2, "level")]);
+        t.p.kernel_mark_write(
+            &mut t.ctx,
+            400,
+            403,
+            fid::SDE_TRACING_MARK_WRITE,
+            &sde_begin,
+        );
+        t.p.kernel_mark_write(
+            &mut t.ctx,
+            401,
+            403,
+            fid::SDE_TRACING_MARK_WRITE,
+            &sde_counter,
+        );
+        assert_eq!((t.slices()[0].ts, t.slices()[0].dur), (100, 100));
+        assert_eq!(t.thread_pid(t.slices()[1].track_id), Some(403));
+        assert_eq!(t.ctx.store.counters[0].value, 9.0);
+    }
+
+    #[test]
+    fn dpu_slices_ignore_the_claimed_tgid_but_counters_keep_it() {
+        let mut t = T::new();
+        let b = mark(&[(1, 237), (5, b'B' as u64)], &[(4, "dpu_slice")]);
+        let c = mark(
+            &[(1, 237), (5, b'C' as u64), (6, 123)],
+            &[(4, "dpu_vote_clock")],
+        );
+        t.p.kernel_mark_write(&mut t.ctx, 1, 515, fid::DPU_TRACING_MARK_WRITE, &b);
+        t.p.kernel_mark_write(&mut t.ctx, 2, 515, fid::DPU_TRACING_MARK_WRITE, &c);
+        assert_eq!(t.thread_pid(t.slices()[0].track_id), None);
+        let counter = &t.ctx.store.counters[0];
+        let TrackScope::Process(upid) = t.ctx.store.tracks[counter.track_id as usize].scope else {
+            panic!("counter on a process track");
+        };
+        assert_eq!(t.ctx.store.processes[upid as usize].pid, 237);
+        assert_eq!(counter.value, 123.0);
+    }
+
+    #[test]
+    fn g2d_and_mali_need_a_type() {
+        let mut t = T::new();
+        let no_type = mark(&[(1, 237)], &[(4, "g2d_frame_hw#15")]);
+        t.p.kernel_mark_write(&mut t.ctx, 1, 237, fid::G2D_TRACING_MARK_WRITE, &no_type);
+        let bad_type = mark(&[(1, 237), (5, b'X' as u64)], &[(4, "n")]);
+        t.p.kernel_mark_write(&mut t.ctx, 2, 237, fid::G2D_TRACING_MARK_WRITE, &bad_type);
+        assert_eq!(t.stat("systrace_parse_failure"), 2);
+        // Mali puts the name first and the pid second.
+        let mali = mark(&[(2, 300), (3, b'I' as u64)], &[(1, "mali_instant")]);
+        t.p.kernel_mark_write(&mut t.ctx, 3, 301, fid::MALI_TRACING_MARK_WRITE, &mali);
+        assert_eq!(t.name(0), "mali_instant");
+        assert_eq!(t.thread_pid(t.slices()[0].track_id), Some(300));
+        // A negative int32 value survives the varint encoding.
+        let neg = mark(
+            &[(1, 237), (5, b'C' as u64), (6, (-5i64) as u64)],
+            &[(4, "n")],
+        );
+        t.p.kernel_mark_write(&mut t.ctx, 4, 237, fid::G2D_TRACING_MARK_WRITE, &neg);
+        assert_eq!(t.ctx.store.counters[0].value, -5.0);
+    }
+}
