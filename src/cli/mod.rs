@@ -41,6 +41,7 @@ pub fn main() -> ExitCode {
         Command::Export(a) => export::run(a),
         Command::Gfxinfo(a) => gfxinfo::run(a),
     };
+    report_peak_rss();
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -54,5 +55,22 @@ pub fn main() -> ExitCode {
 pub fn report_warnings(path: &std::path::Path, warnings: &[String]) {
     for w in warnings {
         eprintln!("warning: {}: {w}", path.display());
+    }
+}
+
+/// For the benchmark: prints the process's peak resident set size when asked to.
+fn report_peak_rss() {
+    if std::env::var_os("FRAMEPROBE_REPORT_PEAK_RSS").is_none() {
+        return;
+    }
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+        if let Some(l) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+            let kib = l
+                .trim_start_matches("VmHWM:")
+                .trim()
+                .trim_end_matches("kB")
+                .trim();
+            eprintln!("peak_rss_kib={kib}");
+        }
     }
 }

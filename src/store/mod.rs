@@ -6,6 +6,7 @@ pub mod processes;
 pub mod slices;
 pub mod sqlite;
 pub mod strings;
+pub mod track_compressor;
 pub mod tracks;
 
 use std::collections::BTreeMap;
