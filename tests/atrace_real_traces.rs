@@ -6,9 +6,10 @@
 //! events counting `B|<tgid>|<name>` records per tgid. Skips (with a message) when the
 //! traces folder is not there.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use frameprobe::trace::wire::Fields;
 
@@ -108,11 +109,6 @@ const EXPECT: &[Expect] = &[
 const DO_FRAME: &str = "Choreographer#doFrame";
 const DRAW_FRAME: &str = "DrawFrame";
 
-fn traces_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-    dir.join("MANIFEST.md").exists().then_some(dir)
-}
-
 /// One row per (process, thread) holding frame slices.
 #[derive(Debug)]
 struct Row {
@@ -138,40 +134,21 @@ ORDER BY p.pid, t.tid;
 ";
 
 fn query(trace: &Path) -> Vec<Row> {
-    let out = Command::new(env!("CARGO_BIN_EXE_frameprobe"))
-        .arg("query")
-        .arg(trace)
-        .arg(QUERY)
-        .args(["--format", "csv"])
-        .output()
-        .expect("run frameprobe");
-    assert!(
-        out.status.success(),
-        "frameprobe query {} failed: {}",
-        trace.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8 output");
-    let mut lines = text.lines();
+    let rows = common::query_csv(trace, QUERY);
     assert_eq!(
-        lines.next().map(str::trim),
+        rows.first().map(|h| h.join(",")).as_deref(),
         Some("pid,tid,do_frame,draw_frame,process_name")
     );
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            // The name is last and may hold commas (quoted); the rest are integers.
-            let mut cells = l.splitn(5, ',');
-            let mut int = || cells.next().unwrap_or("").trim().parse::<i64>().ok();
-            let (pid, tid, d, r) = (int(), int(), int(), int());
-            let name = cells.next().map(|n| n.trim().trim_matches('"').to_string());
-            Row {
-                pid,
-                tid: tid.expect("tid"),
-                do_frame: d.unwrap_or(0) as u64,
-                draw_frame: r.unwrap_or(0) as u64,
-                process_name: name.filter(|n| !n.is_empty() && n != "[NULL]" && n != "NULL"),
-            }
+    let int = |c: &String| c.trim().parse::<i64>().ok();
+    rows[1..]
+        .iter()
+        .filter(|r| r.len() == 5)
+        .map(|r| Row {
+            pid: int(&r[0]),
+            tid: int(&r[1]).expect("tid"),
+            do_frame: int(&r[2]).unwrap_or(0) as u64,
+            draw_frame: int(&r[3]).unwrap_or(0) as u64,
+            process_name: Some(r[4].clone()).filter(|n| !n.is_empty()),
         })
         .collect()
 }
@@ -238,18 +215,14 @@ fn check_counts<K: std::fmt::Debug + PartialEq>(
 
 #[test]
 fn frame_slices_match_atrace_begins() {
-    let Some(dir) = traces_dir() else {
-        println!(
-            "SKIP frame_slices_match_atrace_begins: no traces folder at {}/../shared/traces",
-            env!("CARGO_MANIFEST_DIR")
-        );
+    let Some(dir) = common::shared("traces", "frame_slices_match_atrace_begins") else {
         return;
     };
     let mut names_checked = false;
     for e in EXPECT {
         let path = dir.join(e.file);
         if !path.exists() {
-            println!("SKIP {}: not in {}", e.file, dir.display());
+            eprintln!("SKIP {}: not in {}", e.file, dir.display());
             continue;
         }
         let rows = query(&path);
@@ -295,6 +268,6 @@ fn frame_slices_match_atrace_begins() {
         }
     }
     if !names_checked {
-        println!("SKIP per-process-name checks: no process names in the tables (process tree not imported)");
+        eprintln!("SKIP per-process-name checks: no process names in the tables (process tree not imported)");
     }
 }

@@ -96,8 +96,13 @@ pub enum MbProblem {
 impl std::fmt::Display for MbProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            MbProblem::NoRenderThreadSlices => write!(f, "no RenderThread DrawFrame slices (is the app hardware accelerated and redrawing?)"),
-            MbProblem::NoExpectedActualSlices => write!(f, "no expected/actual FrameTimeline slices for the package"),
+            MbProblem::NoRenderThreadSlices => write!(
+                f,
+                "no RenderThread DrawFrame slices (is the app hardware accelerated and redrawing?)"
+            ),
+            MbProblem::NoExpectedActualSlices => {
+                write!(f, "no expected/actual FrameTimeline slices for the package")
+            }
             MbProblem::SliceWithoutFrameId(n) => write!(f, "frame slice without a frame id: {n:?}"),
         }
     }
@@ -125,7 +130,8 @@ fn keep(s: &MbSlice) -> bool {
 
 /// Macrobenchmark's frame list for one package on a device of `api_level`.
 pub fn frames(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem> {
-    let filter = |v: &[MbSlice]| -> Vec<MbSlice> { v.iter().filter(|s| keep(s)).cloned().collect() };
+    let filter =
+        |v: &[MbSlice]| -> Vec<MbSlice> { v.iter().filter(|s| keep(s)).cloned().collect() };
     let ui = filter(&input.ui);
     let rt = filter(&input.rt);
     let actual = filter(&input.actual);
@@ -141,7 +147,12 @@ pub fn frames(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem
             .iter()
             .filter_map(|r| {
                 let u = ui.iter().find(|u| u.contains(r.ts))?;
-                Some(MbFrame { ui: u.clone(), rt: r.clone(), expected: None, actual: None })
+                Some(MbFrame {
+                    ui: u.clone(),
+                    rt: r.clone(),
+                    expected: None,
+                    actual: None,
+                })
             })
             .collect());
     }
@@ -149,7 +160,13 @@ pub fn frames(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem
         return Err(MbProblem::NoExpectedActualSlices);
     }
     // Every kept or dropped slice must carry an id (Macrobenchmark checks before filtering).
-    for s in input.ui.iter().chain(&input.rt).chain(&input.actual).chain(&input.expected) {
+    for s in input
+        .ui
+        .iter()
+        .chain(&input.rt)
+        .chain(&input.actual)
+        .chain(&input.expected)
+    {
         if s.frame_id().is_none() {
             return Err(MbProblem::SliceWithoutFrameId(s.name.clone()));
         }
@@ -158,16 +175,28 @@ pub fn frames(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem
     let mut out = Vec::new();
     for r in &rt {
         let id = r.frame_id().expect("checked above");
-        let Some(u) = binary_search_frame_id(&ui, id) else { continue };
+        let Some(u) = binary_search_frame_id(&ui, id) else {
+            continue;
+        };
         // The last unused actual slice that starts before the UI slice (+50 µs of slack for
         // the synthetic tracepoint) and contains the UI slice's midpoint; ids are not used
         // because FrameTimeline tokens can differ from the vsync id (b/279088460).
         let mid = u.ts + u.dur / 2;
-        let pos = pool.iter().rposition(|a| a.ts < u.ts + 50_000 && a.contains(mid));
+        let pos = pool
+            .iter()
+            .rposition(|a| a.ts < u.ts + 50_000 && a.contains(mid));
         let a = pos.map(|p| pool.remove(p));
-        let x = a.as_ref().and_then(|a| a.frame_id()).and_then(|id| binary_search_frame_id(&expected, id));
+        let x = a
+            .as_ref()
+            .and_then(|a| a.frame_id())
+            .and_then(|id| binary_search_frame_id(&expected, id));
         if let (Some(a), Some(x)) = (a, x) {
-            out.push(MbFrame { ui: u.clone(), rt: r.clone(), expected: Some(x.clone()), actual: Some(a) });
+            out.push(MbFrame {
+                ui: u.clone(),
+                rt: r.clone(),
+                expected: Some(x.clone()),
+                actual: Some(a),
+            });
         }
     }
     Ok(out)
@@ -191,7 +220,11 @@ mod tests {
     use super::*;
 
     fn s(name: &str, ts: i64, dur: i64) -> MbSlice {
-        MbSlice { name: name.into(), ts, dur }
+        MbSlice {
+            name: name.into(),
+            ts,
+            dur,
+        }
     }
 
     #[test]
@@ -201,7 +234,10 @@ mod tests {
         assert_eq!(s("actual 99", 0, 1).frame_id(), Some(99));
         assert_eq!(s("Choreographer#doFrame", 0, 1).frame_id(), None);
         assert_eq!(s("x 12a", 0, 1).frame_id(), None);
-        assert_eq!(s("Choreographer#doFrame - resynced to 5 in 2.0ms", 0, 1).frame_id(), None);
+        assert_eq!(
+            s("Choreographer#doFrame - resynced to 5 in 2.0ms", 0, 1).frame_id(),
+            None
+        );
         assert_eq!(s("DrawFrames 42 extra", 0, 1).frame_id(), Some(42));
         // Larger than an Int: no id, as Kotlin's toIntOrNull.
         assert_eq!(s("x 3000000000", 0, 1).frame_id(), None);
@@ -275,7 +311,10 @@ mod tests {
     #[test]
     fn unterminated_slices_are_dropped() {
         let input = MbInput {
-            ui: vec![s("Choreographer#doFrame 7", 600, 500), s("Choreographer#doFrame 8", 2000, 0)],
+            ui: vec![
+                s("Choreographer#doFrame 7", 600, 500),
+                s("Choreographer#doFrame 8", 2000, 0),
+            ],
             rt: vec![s("DrawFrames 7", 1200, 100), s("DrawFrames 8", 2100, -1)],
             actual: vec![s("actual 7", 590, 800)],
             expected: vec![s("expected 7", 500, 1000)],
@@ -295,7 +334,10 @@ mod tests {
             actual: vec![s("actual 7", 590, 800)],
             expected: vec![s("expected 7", 500, 1000)],
         };
-        assert!(matches!(frames(&input, 31), Err(MbProblem::SliceWithoutFrameId(_))));
+        assert!(matches!(
+            frames(&input, 31),
+            Err(MbProblem::SliceWithoutFrameId(_))
+        ));
         // Before API 31 there is no such check: the resynced slice is dropped and the other
         // UI slice does not contain the RenderThread slice's start.
         assert!(frames(&input, 30).unwrap().is_empty());
@@ -304,8 +346,15 @@ mod tests {
     #[test]
     fn pre_31_pairs_render_thread_with_the_containing_ui_slice() {
         let input = MbInput {
-            ui: vec![s("Choreographer#doFrame", 0, 100), s("Choreographer#doFrame", 200, 100)],
-            rt: vec![s("DrawFrame", 50, 100), s("DrawFrame", 150, 10), s("DrawFrame", 250, 80)],
+            ui: vec![
+                s("Choreographer#doFrame", 0, 100),
+                s("Choreographer#doFrame", 200, 100),
+            ],
+            rt: vec![
+                s("DrawFrame", 50, 100),
+                s("DrawFrame", 150, 10),
+                s("DrawFrame", 250, 80),
+            ],
             ..Default::default()
         };
         let f = frames(&input, 28).unwrap();
@@ -317,7 +366,10 @@ mod tests {
 
     #[test]
     fn missing_render_thread_is_a_problem_not_an_empty_list() {
-        let input = MbInput { ui: vec![s("Choreographer#doFrame 1", 0, 1)], ..Default::default() };
+        let input = MbInput {
+            ui: vec![s("Choreographer#doFrame 1", 0, 1)],
+            ..Default::default()
+        };
         assert_eq!(frames(&input, 31), Err(MbProblem::NoRenderThreadSlices));
     }
 

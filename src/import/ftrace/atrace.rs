@@ -3,14 +3,12 @@
 //! `C|pid|name|value` records, turned into slices, instants, async slices and counters
 //! (trace_processor's systrace parser), plus `sys_enter`/`sys_exit` as `sys_*` slices.
 
-mod async_tracks;
 pub mod record;
 mod syscalls;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use self::async_tracks::{AsyncTracks, SetKind};
 use self::record::{Parsed, Record};
 use crate::import::android_props::{
     battery_stats_track, device_state_track, push_counter, screen_state_track,
@@ -136,7 +134,6 @@ pub struct AtraceParser {
     counter_tracks: HashMap<(Upid, StrId), TrackId>,
     /// utid -> the `{utid}` arg set counters carry.
     utid_arg_sets: Vec<Option<ArgSetId>>,
-    async_tracks: AsyncTracks,
     legacy: HashMap<TrackId, Legacy>,
     /// Args of open slices; written when the slice ends (or at the end of the trace), so
     /// that args given at the end join those given at the start in one set.
@@ -154,7 +151,6 @@ impl Default for AtraceParser {
             in_sys_write: Vec::new(),
             counter_tracks: HashMap::new(),
             utid_arg_sets: Vec::new(),
-            async_tracks: AsyncTracks::default(),
             legacy: HashMap::new(),
             pending_args: HashMap::new(),
             sys_arg_keys: Vec::new(),
@@ -336,8 +332,7 @@ impl AtraceParser {
             Record::AsyncEnd { tgid, name, cookie } => {
                 let name = ctx.store.intern(name);
                 let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-                let track =
-                    (self.async_tracks).end(&mut ctx.store, SetKind::Slice, upid, name, cookie);
+                let track = (ctx.compressor).end(&mut ctx.store, async_spec(upid, name), cookie);
                 self.end_slice(ctx, ts, track, None, Vec::new());
             }
             Record::Instant { tgid, name } => {
@@ -363,8 +358,7 @@ impl AtraceParser {
             } => {
                 let track = ctx.store.intern(track);
                 let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-                let t =
-                    (self.async_tracks).end(&mut ctx.store, SetKind::ForTrack, upid, track, cookie);
+                let t = (ctx.compressor).end(&mut ctx.store, track_spec(upid, track), cookie);
                 let utid = ctx.procs.get_or_create_thread(&mut ctx.store, pid);
                 let k = self.keys(&mut ctx.store).end_utid;
                 let extra = vec![(k, k, ArgValue::UInt(utid as u64))];
@@ -404,7 +398,10 @@ impl AtraceParser {
     fn async_begin(&mut self, ctx: &mut Ctx, ts: i64, tgid: u32, name: &str, cookie: i64) {
         let name = ctx.store.intern(name);
         let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-        let track = (self.async_tracks).begin(&mut ctx.store, SetKind::Slice, upid, name, cookie);
+        let spec = async_spec(upid, name);
+        let track = ctx
+            .compressor
+            .begin_unnestable(&mut ctx.store, spec, cookie);
         let legacy = self.legacy.entry(track).or_default();
         legacy.begin_count += 1;
         legacy.last_begin_ts = ts;
@@ -439,8 +436,7 @@ impl AtraceParser {
             return;
         }
         let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-        let t =
-            (self.async_tracks).scoped(&mut ctx.store, SetKind::ForTrack, upid, track_name, ts, 0);
+        let t = (ctx.compressor).scoped(&mut ctx.store, track_spec(upid, track_name), ts, 0);
         let utid = ctx.procs.get_or_create_thread(&mut ctx.store, pid);
         let k = self.keys(&mut ctx.store).utid;
         let args = ctx
@@ -465,7 +461,7 @@ impl AtraceParser {
         let name = slice_name(&mut ctx.store, name);
         let track = ctx.store.intern(track);
         let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-        let t = (self.async_tracks).begin(&mut ctx.store, SetKind::ForTrack, upid, track, cookie);
+        let t = (ctx.compressor).begin(&mut ctx.store, track_spec(upid, track), cookie);
         let utid = ctx.procs.get_or_create_thread(&mut ctx.store, pid);
         if let Some(sid) = ctx.slices.begin(&mut ctx.store, ts, t, None, name, None) {
             let k = self.keys(&mut ctx.store).utid;
@@ -744,6 +740,26 @@ impl AtraceParser {
     }
 }
 
+/// Tracks of `S`/`F` slices: one set per process and slice name, named after the slice.
+fn async_spec(upid: Upid, name: StrId) -> TrackSpec<'static> {
+    TrackSpec::new(
+        "atrace_async_slice",
+        EventType::Slice,
+        TrackScope::Process(upid),
+    )
+    .name_dimension(name)
+}
+
+/// Tracks of `G`/`H`/`N` records: one set per process and track name.
+fn track_spec(upid: Upid, track: StrId) -> TrackSpec<'static> {
+    TrackSpec::new(
+        "atrace_async_slice_for_track",
+        EventType::Slice,
+        TrackScope::Process(upid),
+    )
+    .name_dimension(track)
+}
+
 /// The thread a record comes from: tied to the record's process unless the tgid is 0
 /// (kernel writers, and drivers whose tgid is not trusted).
 fn thread_for(ctx: &mut Ctx, pid: i64, tgid: u32) -> Utid {
@@ -967,6 +983,32 @@ mod tests {
             panic!("async slices go on process tracks");
         };
         assert_eq!(t.ctx.store.processes[upid as usize].pid, 1204);
+    }
+
+    #[test]
+    fn one_async_end_frees_a_track_begun_twice() {
+        let mut t = T::new();
+        t.print(1, 1, b"S|1|x|0");
+        t.print(2, 1, b"S|1|x|0");
+        t.print(3, 1, b"F|1|x|0");
+        // Had the second begin nested, cookie 0 would still hold the first track.
+        t.print(4, 1, b"S|1|x|5");
+        let s = t.slices();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].track_id, s[1].track_id);
+    }
+
+    #[test]
+    fn track_async_begins_do_nest() {
+        let mut t = T::new();
+        t.print(1, 1, b"G|1|trk|a|0");
+        t.print(2, 1, b"G|1|trk|b|0");
+        t.print(3, 1, b"H|1|trk|0");
+        t.print(4, 1, b"G|1|trk|c|5");
+        let s = t.slices();
+        assert_eq!(s[0].track_id, s[1].track_id);
+        assert_eq!(s[1].depth, 1);
+        assert_ne!(s[2].track_id, s[0].track_id);
     }
 
     #[test]
