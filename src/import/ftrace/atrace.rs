@@ -28,8 +28,9 @@ const NO_TRACK: TrackId = TrackId::MAX;
 /// (flat_key, key, value) of an arg waiting for its slice to end.
 type PendingArg = (StrId, StrId, ArgValue);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Arch {
+    #[default]
     Unknown,
     Arm64,
     Arm32,
@@ -123,6 +124,7 @@ impl Syscalls {
     }
 }
 
+#[derive(Default)]
 pub struct AtraceParser {
     arch: Arch,
     syscalls: Option<Syscalls>,
@@ -141,23 +143,6 @@ pub struct AtraceParser {
     sys_arg_keys: Vec<StrId>,
 }
 
-impl Default for AtraceParser {
-    fn default() -> Self {
-        AtraceParser {
-            arch: Arch::Unknown,
-            syscalls: None,
-            keys: None,
-            thread_tracks: Vec::new(),
-            in_sys_write: Vec::new(),
-            counter_tracks: HashMap::new(),
-            utid_arg_sets: Vec::new(),
-            legacy: HashMap::new(),
-            pending_args: HashMap::new(),
-            sys_arg_keys: Vec::new(),
-        }
-    }
-}
-
 fn parse_failure(store: &mut Store) {
     store.stat(
         "systrace_parse_failure",
@@ -167,7 +152,7 @@ fn parse_failure(store: &mut Store) {
 }
 
 /// The text of a print buffer as trace_processor sees it: valid UTF-8 as is, otherwise
-/// with the bytes that do not form valid sequences removed.
+/// with every malformed sequence removed.
 fn print_text(buf: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(buf) {
         Ok(s) => Cow::Borrowed(s),
@@ -175,22 +160,44 @@ fn print_text(buf: &[u8]) -> Cow<'_, str> {
     }
 }
 
-fn strip_invalid_utf8(mut buf: &[u8]) -> String {
-    let mut out = String::with_capacity(buf.len());
-    loop {
-        match std::str::from_utf8(buf) {
-            Ok(s) => {
-                out.push_str(s);
-                return out;
-            }
-            Err(e) => {
-                let (good, rest) = buf.split_at(e.valid_up_to());
-                out.push_str(std::str::from_utf8(good).unwrap_or_default());
-                // Drop the first byte of the bad sequence and resynchronise after it.
-                buf = rest.get(1..).unwrap_or_default();
-            }
+/// trace_processor's repair of non-UTF-8 prints: a sequence whose lead byte announces n
+/// bytes is dropped whole (n bytes) when it is overlong, a surrogate, out of range or has
+/// a bad continuation byte; a stray byte, or a sequence cut by the end, drops one byte.
+fn strip_invalid_utf8(buf: &[u8]) -> String {
+    let mut out = Vec::with_capacity(buf.len());
+    let mut i = 0;
+    while i < buf.len() {
+        let c = buf[i];
+        let len = match c {
+            0x00..=0x7f => 1,
+            _ if c & 0xe0 == 0xc0 => 2,
+            _ if c & 0xf0 == 0xe0 => 3,
+            _ if c & 0xf8 == 0xf0 => 4,
+            _ => 0,
+        };
+        let (keep, step) = match buf.get(i..i + len.max(1)) {
+            _ if len == 0 => (false, 1),
+            None => (false, 1),
+            Some(seq) => (utf8_sequence_ok(seq), len),
+        };
+        if keep {
+            out.extend_from_slice(&buf[i..i + step]);
         }
+        i += step;
     }
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn utf8_sequence_ok(seq: &[u8]) -> bool {
+    let (c, rest) = (seq[0], &seq[1..]);
+    let b2 = rest.first().copied().unwrap_or(0x80);
+    let bad_start = match seq.len() {
+        2 => c < 0xc2,
+        3 => (c == 0xe0 && b2 < 0xa0) || (c == 0xed && b2 >= 0xa0),
+        4 => (c == 0xf0 && b2 < 0x90) || (c == 0xf4 && b2 > 0x8f),
+        _ => false,
+    };
+    !bad_start && rest.iter().all(|&b| b & 0xc0 == 0x80)
 }
 
 /// The fields of a vendor tracing_mark_write event that the atrace mapping needs.
@@ -206,7 +213,8 @@ struct KernelMark<'a> {
 }
 
 impl<'a> KernelMark<'a> {
-    /// Field numbers per event: (pid, name, type, value, trace_begin).
+    /// Field numbers per event: (pid, name, type, value, trace_begin); 0 where the event
+    /// has no such field (0 is never a valid field number).
     fn layout(event_id: u32) -> Option<[u32; 5]> {
         Some(match event_id {
             fid::TRACING_MARK_WRITE => [1, 2, 0, 0, 3],
@@ -329,12 +337,7 @@ impl AtraceParser {
             Record::AsyncBegin { tgid, name, cookie } => {
                 self.async_begin(ctx, ts, tgid, name, cookie)
             }
-            Record::AsyncEnd { tgid, name, cookie } => {
-                let name = ctx.store.intern(name);
-                let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-                let track = (ctx.compressor).end(&mut ctx.store, async_spec(upid, name), cookie);
-                self.end_slice(ctx, ts, track, None, Vec::new());
-            }
+            Record::AsyncEnd { tgid, name, cookie } => self.async_end(ctx, ts, tgid, name, cookie),
             Record::Instant { tgid, name } => {
                 let name = slice_name(&mut ctx.store, name);
                 let utid = thread_for(ctx, pid, tgid);
@@ -355,15 +358,7 @@ impl AtraceParser {
                 tgid,
                 track,
                 cookie,
-            } => {
-                let track = ctx.store.intern(track);
-                let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-                let t = (ctx.compressor).end(&mut ctx.store, track_spec(upid, track), cookie);
-                let utid = ctx.procs.get_or_create_thread(&mut ctx.store, pid);
-                let k = self.keys(&mut ctx.store).end_utid;
-                let extra = vec![(k, k, ArgValue::UInt(utid as u64))];
-                self.end_slice(ctx, ts, t, None, extra);
-            }
+            } => self.track_end(ctx, ts, pid, tgid, track, cookie),
             Record::Counter { tgid, name, value } => self.counter(ctx, ts, pid, tgid, name, value),
         }
     }
@@ -418,6 +413,26 @@ impl AtraceParser {
         }
     }
 
+    /// `F`: ends the slice of the cookie's track, reporting how many begins the track saw.
+    fn async_end(&mut self, ctx: &mut Ctx, ts: i64, tgid: u32, name: &str, cookie: i64) {
+        let name = ctx.store.intern(name);
+        let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
+        let track = ctx
+            .compressor
+            .end(&mut ctx.store, async_spec(upid, name), cookie);
+        let mut extra = Vec::new();
+        if let Some(l) = self.legacy.get(&track).copied() {
+            let k = self.keys(&mut ctx.store);
+            extra.push((k.begin_count, k.begin_count, ArgValue::Int(l.begin_count)));
+            extra.push((
+                k.last_begin_ts,
+                k.last_begin_ts,
+                ArgValue::Int(l.last_begin_ts),
+            ));
+        }
+        self.end_slice(ctx, ts, track, None, extra);
+    }
+
     fn track_instant(
         &mut self,
         ctx: &mut Ctx,
@@ -436,7 +451,9 @@ impl AtraceParser {
             return;
         }
         let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-        let t = (ctx.compressor).scoped(&mut ctx.store, track_spec(upid, track_name), ts, 0);
+        let t = ctx
+            .compressor
+            .scoped(&mut ctx.store, track_spec(upid, track_name), ts, 0);
         let utid = ctx.procs.get_or_create_thread(&mut ctx.store, pid);
         let k = self.keys(&mut ctx.store).utid;
         let args = ctx
@@ -461,13 +478,27 @@ impl AtraceParser {
         let name = slice_name(&mut ctx.store, name);
         let track = ctx.store.intern(track);
         let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
-        let t = (ctx.compressor).begin(&mut ctx.store, track_spec(upid, track), cookie);
+        let t = ctx
+            .compressor
+            .begin(&mut ctx.store, track_spec(upid, track), cookie);
         let utid = ctx.procs.get_or_create_thread(&mut ctx.store, pid);
         if let Some(sid) = ctx.slices.begin(&mut ctx.store, ts, t, None, name, None) {
             let k = self.keys(&mut ctx.store).utid;
             self.pending_args
                 .insert(sid, vec![(k, k, ArgValue::UInt(utid as u64))]);
         }
+    }
+
+    fn track_end(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, tgid: u32, track: &str, cookie: i64) {
+        let track = ctx.store.intern(track);
+        let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
+        let t = ctx
+            .compressor
+            .end(&mut ctx.store, track_spec(upid, track), cookie);
+        let utid = ctx.procs.get_or_create_thread(&mut ctx.store, pid);
+        let k = self.keys(&mut ctx.store).end_utid;
+        let extra = vec![(k, k, ArgValue::UInt(utid as u64))];
+        self.end_slice(ctx, ts, t, None, extra);
     }
 
     /// `C`: per-process counters (values come from arbitrary threads but belong to the
@@ -589,8 +620,7 @@ impl AtraceParser {
     }
 
     /// Ends the innermost open slice on `track` (named `name` when given) and writes its
-    /// args: those saved at its begin, then `extra` (unless already present), then the
-    /// legacy begin count of `S`/`F` tracks.
+    /// args: those saved at its begin, then `extra` (unless already present).
     fn end_slice(
         &mut self,
         ctx: &mut Ctx,
@@ -607,15 +637,6 @@ impl AtraceParser {
             if !args.iter().any(|b| b.1 == a.1) {
                 args.push(a);
             }
-        }
-        if let Some(l) = self.legacy.get(&track).copied() {
-            let k = self.keys(&mut ctx.store);
-            args.push((k.begin_count, k.begin_count, ArgValue::Int(l.begin_count)));
-            args.push((
-                k.last_begin_ts,
-                k.last_begin_ts,
-                ArgValue::Int(l.last_begin_ts),
-            ));
         }
         write_args(&mut ctx.store, sid, args);
     }
@@ -938,6 +959,12 @@ mod tests {
         let mut t = T::new();
         t.print(1, 1, b"B|1|ab\xffc\xc3\xa9\n");
         assert_eq!(t.name(0), "abc\u{e9}");
+        // A lead byte promising three bytes swallows what follows it when that is not a
+        // continuation; a sequence cut by the end only loses its first byte.
+        assert_eq!(strip_invalid_utf8(b"x\xe2ABy"), "xy");
+        assert_eq!(strip_invalid_utf8(b"x\xed\xa0\x80y"), "xy");
+        assert_eq!(strip_invalid_utf8(b"x\xc0\xafy"), "xy");
+        assert_eq!(strip_invalid_utf8(b"x\xe2A"), "xA");
     }
 
     #[test]
