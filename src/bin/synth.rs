@@ -36,6 +36,9 @@ struct Args {
     no_frame_tracer: bool,
     #[arg(long)]
     no_sched: bool,
+    /// Leave out atrace (doFrame / DrawFrames slices).
+    #[arg(long)]
+    no_atrace: bool,
     #[arg(long, default_value_t = 34)]
     sdk: u64,
 }
@@ -53,6 +56,7 @@ fn main() -> Result<()> {
         frame_timeline: !a.no_frame_timeline,
         frame_tracer: !a.no_frame_tracer,
         sched: !a.no_sched,
+        atrace: !a.no_atrace,
         sdk_version: a.sdk,
         ..Default::default()
     };

@@ -1,6 +1,7 @@
 //! Command-line interface: one module per command. Nothing below this module knows about
 //! the command line.
 
+pub mod analyze;
 pub mod export;
 pub mod gfxinfo;
 pub mod output;
@@ -23,6 +24,10 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
+    /// Frames and jank per app and layer: counts, jank by cause, durations, blame.
+    Analyze(analyze::AnalyzeArgs),
+    /// One row per frame (with --janky, only the janky ones).
+    Frames(analyze::FramesArgs),
     /// Run SQL over the trace's tables (named and shaped like Perfetto trace_processor's).
     Query(query::QueryArgs),
     /// Write the loaded tables to a SQLite file (for sqlite3, DuckDB, Datasette).
@@ -37,6 +42,8 @@ pub const EXIT_ERROR: u8 = 2;
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Analyze(a) => analyze::run(a),
+        Command::Frames(a) => analyze::run_frames(a),
         Command::Query(a) => query::run(a),
         Command::Export(a) => export::run(a),
         Command::Gfxinfo(a) => gfxinfo::run(a),
