@@ -83,6 +83,22 @@ impl TrackCompressor {
         Self::track_of(store, &mut tracks[i], &spec)
     }
 
+    /// Track for a begin that never nests (atrace `S`): repeated begins with one cookie keep
+    /// one slot busy and a single end frees it (trace_processor's legacy unnestable tracks).
+    pub fn begin_unnestable(
+        &mut self,
+        store: &mut Store,
+        spec: TrackSpec<'_>,
+        cookie: i64,
+    ) -> TrackId {
+        let tracks = self.set(store, &spec);
+        let i = Self::slot_for_cookie(tracks, cookie);
+        if let Slot::Cookie { nest, .. } = &mut tracks[i].slot {
+            *nest = 1;
+        }
+        Self::track_of(store, &mut tracks[i], &spec)
+    }
+
     /// Track for the end of the slice with `cookie`.
     pub fn end(&mut self, store: &mut Store, spec: TrackSpec<'_>, cookie: i64) -> TrackId {
         let tracks = self.set(store, &spec);

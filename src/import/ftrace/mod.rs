@@ -153,5 +153,6 @@ impl FtraceParser {
 
     pub fn finish(&mut self, ctx: &mut Ctx) {
         self.sched.finish(ctx);
+        self.atrace.finish(ctx);
     }
 }
