@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod gate;
 pub mod gfxinfo;
 pub mod import;
 pub mod report;

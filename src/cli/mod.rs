@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod export;
+pub mod gate;
 pub mod gfxinfo;
 pub mod output;
 pub mod query;
@@ -28,6 +29,10 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// One row per frame (with --janky, only the janky ones).
     Frames(analyze::FramesArgs),
+    /// CI gate: evaluate limits on Macrobenchmark traces (exit 0 pass, 1 fail, 2 error).
+    Check(gate::CheckArgs),
+    /// CI gate: baseline vs candidate with bootstrap confidence intervals.
+    Compare(gate::CompareArgs),
     /// Run SQL over the trace's tables (named and shaped like Perfetto trace_processor's).
     Query(query::QueryArgs),
     /// Write the loaded tables to a SQLite file (for sqlite3, DuckDB, Datasette).
@@ -44,6 +49,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Frames(a) => analyze::run_frames(a),
+        Command::Check(a) => gate::run_check_cmd(a),
+        Command::Compare(a) => gate::run_compare_cmd(a),
         Command::Query(a) => query::run(a),
         Command::Export(a) => export::run(a),
         Command::Gfxinfo(a) => gfxinfo::run(a),

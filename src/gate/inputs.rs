@@ -39,7 +39,10 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     if out.is_empty() {
-        bail!("no traces (*.perfetto-trace, *.pftrace) found in {:?}", inputs);
+        bail!(
+            "no traces (*.perfetto-trace, *.pftrace) found in {:?}",
+            inputs
+        );
     }
     Ok(out)
 }
@@ -47,7 +50,10 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// The test a Macrobenchmark iteration file belongs to: the file name up to `_iterNNN`.
 pub fn test_name(path: &Path) -> String {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let stem = name.trim_end_matches(".gz").trim_end_matches(".perfetto-trace").trim_end_matches(".pftrace");
+    let stem = name
+        .trim_end_matches(".gz")
+        .trim_end_matches(".perfetto-trace")
+        .trim_end_matches(".pftrace");
     if let Some(p) = stem.find("_iter") {
         let digits = stem[p + 5..].bytes().take_while(u8::is_ascii_digit).count();
         if digits > 0 {
@@ -74,13 +80,17 @@ mod tests {
     fn iterations_group_by_test() {
         let a = Path::new("out/ScrollBenchmark_scroll_iter000_2024-05-01-10-00-00.perfetto-trace");
         let b = Path::new("out/ScrollBenchmark_scroll_iter001_2024-05-01-10-00-09.perfetto-trace");
-        let c = Path::new("out/StartupBenchmark_startup_iter000_2024-05-01-10-01-00.perfetto-trace");
+        let c =
+            Path::new("out/StartupBenchmark_startup_iter000_2024-05-01-10-01-00.perfetto-trace");
         assert_eq!(test_name(a), "ScrollBenchmark_scroll");
         assert_eq!(test_name(b), "ScrollBenchmark_scroll");
         let g = group(&[a.into(), b.into(), c.into()]);
         assert_eq!(g.len(), 2);
         assert_eq!(g["ScrollBenchmark_scroll"].len(), 2);
         assert_eq!(test_name(Path::new("plain.pftrace")), "plain");
-        assert_eq!(test_name(Path::new("x_iterator.perfetto-trace")), "x_iterator");
+        assert_eq!(
+            test_name(Path::new("x_iterator.perfetto-trace")),
+            "x_iterator"
+        );
     }
 }

@@ -26,7 +26,12 @@ pub struct Iteration {
 }
 
 fn load_options() -> LoadOptions {
-    LoadOptions { kernel_counters: false, system_properties: false, progress: false, ..LoadOptions::all() }
+    LoadOptions {
+        kernel_counters: false,
+        system_properties: false,
+        progress: false,
+        ..LoadOptions::all()
+    }
 }
 
 /// Measures `package` in one trace.
@@ -35,17 +40,29 @@ pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
     let store = &loaded.store;
     let upids: Vec<u32> = (0..store.processes.len() as u32)
         .filter(|&u| {
-            u != 0 && store.opt_str(store.processes[u as usize].name).is_some_and(|n| process_matches_package(n, package))
+            u != 0
+                && store
+                    .opt_str(store.processes[u as usize].name)
+                    .is_some_and(|n| process_matches_package(n, package))
         })
         .collect();
     let (api, _) = crate::analysis::api_level(store);
-    let mut it = Iteration { path: path.to_path_buf(), process_found: !upids.is_empty(), api_level: api, ..Default::default() };
+    let mut it = Iteration {
+        path: path.to_path_buf(),
+        process_found: !upids.is_empty(),
+        api_level: api,
+        ..Default::default()
+    };
     if upids.is_empty() {
         return Ok(it);
     }
     match frame_timing::frames(&input_for(store, &upids), api) {
         Ok(fs) => {
-            it.mb_frames = fs.iter().map(|f| f.metrics()).map(|m| (m.duration_cpu_ns, m.overrun_ns)).collect();
+            it.mb_frames = fs
+                .iter()
+                .map(|f| f.metrics())
+                .map(|m| (m.duration_cpu_ns, m.overrun_ns))
+                .collect();
         }
         Err(p) => it.problem = Some(p.to_string()),
     }
@@ -62,9 +79,14 @@ pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
 }
 
 /// Measures every trace with `jobs` workers; results keep the input order.
-pub fn measure_all(paths: &[PathBuf], package: &str, jobs: usize) -> Vec<anyhow::Result<Iteration>> {
+pub fn measure_all(
+    paths: &[PathBuf],
+    package: &str,
+    jobs: usize,
+) -> Vec<anyhow::Result<Iteration>> {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<Iteration>>>> = Mutex::new((0..paths.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<anyhow::Result<Iteration>>>> =
+        Mutex::new((0..paths.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1).min(paths.len().max(1)) {
             s.spawn(|| loop {
@@ -75,9 +97,16 @@ pub fn measure_all(paths: &[PathBuf], package: &str, jobs: usize) -> Vec<anyhow:
             });
         }
     });
-    results.into_inner().unwrap().into_iter().map(|r| r.expect("every trace measured")).collect()
+    results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.expect("every trace measured"))
+        .collect()
 }
 
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }

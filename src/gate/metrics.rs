@@ -20,7 +20,13 @@ pub enum Metric {
     FrozenFrames,
 }
 
-pub const TAGS: [&str; 5] = ["Self Jank", "Other Jank", "Dropped Frame", "Buffer Stuffing", "SurfaceFlinger Stuffing"];
+pub const TAGS: [&str; 5] = [
+    "Self Jank",
+    "Other Jank",
+    "Dropped Frame",
+    "Buffer Stuffing",
+    "SurfaceFlinger Stuffing",
+];
 const FROZEN_NS: i64 = 700_000_000;
 
 impl Metric {
@@ -73,9 +79,12 @@ impl Metric {
     pub fn value(&self, its: &[&Iteration]) -> Option<f64> {
         match self {
             Metric::FrameCount => Some(its.iter().map(|i| i.mb_frames.len()).sum::<usize>() as f64),
-            Metric::FrozenFrames => {
-                Some(its.iter().flat_map(|i| &i.mb_frames).filter(|f| f.0 >= FROZEN_NS).count() as f64)
-            }
+            Metric::FrozenFrames => Some(
+                its.iter()
+                    .flat_map(|i| &i.mb_frames)
+                    .filter(|f| f.0 >= FROZEN_NS)
+                    .count() as f64,
+            ),
             Metric::JankRate | Metric::TagRate(_) => {
                 let total: usize = its.iter().map(|i| i.timeline_tags.len()).sum();
                 if total == 0 {
@@ -91,14 +100,22 @@ impl Metric {
                     .count();
                 Some(hit as f64 * 100.0 / total as f64)
             }
-            Metric::CpuMs(p) => pooled(its.iter().flat_map(|i| i.mb_frames.iter().map(|f| Some(f.0))), *p),
-            Metric::OverrunMs(p) => pooled(its.iter().flat_map(|i| i.mb_frames.iter().map(|f| f.1)), *p),
+            Metric::CpuMs(p) => pooled(
+                its.iter()
+                    .flat_map(|i| i.mb_frames.iter().map(|f| Some(f.0))),
+                *p,
+            ),
+            Metric::OverrunMs(p) => {
+                pooled(its.iter().flat_map(|i| i.mb_frames.iter().map(|f| f.1)), *p)
+            }
         }
     }
 }
 
 fn pooled(values: impl Iterator<Item = Option<i64>>, p: u32) -> Option<f64> {
-    let mut v: Vec<f64> = values.map(|x| x.map(|n| n as f64 / 1e6)).collect::<Option<Vec<_>>>()?;
+    let mut v: Vec<f64> = values
+        .map(|x| x.map(|n| n as f64 / 1e6))
+        .collect::<Option<Vec<_>>>()?;
     v.sort_by(f64::total_cmp);
     percentile(&v, p)
 }
@@ -123,8 +140,12 @@ pub fn resample(its: &[&Iteration], rng: &mut Rng) -> Vec<Iteration> {
             let mb = it.mb_frames.len() as i64;
             let tl = it.timeline_tags.len() as i64;
             Iteration {
-                mb_frames: (0..mb).map(|_| it.mb_frames[rng.range(0, mb - 1) as usize]).collect(),
-                timeline_tags: (0..tl).map(|_| it.timeline_tags[rng.range(0, tl - 1) as usize].clone()).collect(),
+                mb_frames: (0..mb)
+                    .map(|_| it.mb_frames[rng.range(0, mb - 1) as usize])
+                    .collect(),
+                timeline_tags: (0..tl)
+                    .map(|_| it.timeline_tags[rng.range(0, tl - 1) as usize].clone())
+                    .collect(),
                 ..it.clone()
             }
         })
@@ -137,7 +158,10 @@ mod tests {
 
     fn it(cpu_ms: &[i64], tags: &[&str]) -> Iteration {
         Iteration {
-            mb_frames: cpu_ms.iter().map(|c| (c * 1_000_000, Some(c * 1_000_000 - 16_000_000))).collect(),
+            mb_frames: cpu_ms
+                .iter()
+                .map(|c| (c * 1_000_000, Some(c * 1_000_000 - 16_000_000)))
+                .collect(),
             timeline_tags: tags.iter().map(|t| t.to_string()).collect(),
             process_found: true,
             api_level: 33,

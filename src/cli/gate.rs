@@ -1,0 +1,156 @@
+//! `frameprobe check` and `frameprobe compare`: the CI gate.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+use crate::gate::check::{parse_rule, GateConfig, Rule};
+use crate::gate::compare::Thresholds;
+use crate::gate::{output, run_check, run_compare};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GateFormat {
+    Table,
+    Json,
+    Markdown,
+    Junit,
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Traces, or directories searched for *.perfetto-trace / *.pftrace.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The app under test (package name; `pkg:subprocess` processes are included).
+    #[arg(long)]
+    pub process: Option<String>,
+    /// Max percent of FrameTimeline frames that are janky (Self/Other Jank, Dropped).
+    #[arg(long)]
+    pub max_jank_rate: Option<f64>,
+    /// Max P95 of Macrobenchmark's frameOverrunMs.
+    #[arg(long)]
+    pub max_p95_overrun_ms: Option<f64>,
+    /// Max P99 of Macrobenchmark's frameDurationCpuMs.
+    #[arg(long)]
+    pub max_p99_cpu_ms: Option<f64>,
+    /// Max frames whose CPU time reached 700 ms.
+    #[arg(long)]
+    pub max_frozen_frames: Option<f64>,
+    /// Fewer frames than this (all iterations pooled) cannot be judged: exit 2.
+    #[arg(long)]
+    pub min_frames: Option<f64>,
+    /// Any metric: `METRIC<=LIMIT` or `METRIC>=LIMIT` (e.g. `frame_cpu_ms_p90<=12`). Repeatable.
+    #[arg(long)]
+    pub rule: Vec<String>,
+    /// Rules from a TOML file (same keys as the flags, plus [[rule]] tables).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: GateFormat,
+    /// Also write the report to this file (e.g. a JUnit file for the CI system).
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Traces processed in parallel (default: number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    #[arg(long, num_args = 1.., required = true)]
+    pub baseline: Vec<PathBuf>,
+    #[arg(long, num_args = 1.., required = true)]
+    pub candidate: Vec<PathBuf>,
+    #[arg(long)]
+    pub process: String,
+    /// Smallest change in a duration (ms) that can be a regression.
+    #[arg(long, default_value_t = 1.0)]
+    pub min_abs_ms: f64,
+    /// Smallest change in a rate (percentage points) that can be a regression.
+    #[arg(long, default_value_t = 2.0)]
+    pub min_abs_pct: f64,
+    /// Smallest relative change (percent of the baseline) that can be a regression.
+    #[arg(long, default_value_t = 10.0)]
+    pub min_rel_pct: f64,
+    /// Bootstrap resamples for the confidence intervals.
+    #[arg(long, default_value_t = 1000)]
+    pub resamples: usize,
+    #[arg(long, default_value_t = 0x5eed)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: GateFormat,
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
+    print!("{text}");
+    if let Some(p) = output {
+        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
+    let config = match &a.config {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            toml::from_str::<GateConfig>(&text)
+                .with_context(|| format!("parsing {}", p.display()))?
+        }
+        None => GateConfig::default(),
+    };
+    let process = match (a.process.clone(), config.process.clone()) {
+        (Some(p), _) | (None, Some(p)) => p,
+        _ => bail!("--process (or `process` in the config) is required"),
+    };
+    let flags = GateConfig {
+        process: None,
+        max_jank_rate: a.max_jank_rate,
+        max_p95_overrun_ms: a.max_p95_overrun_ms,
+        max_p99_cpu_ms: a.max_p99_cpu_ms,
+        max_frozen_frames: a.max_frozen_frames,
+        min_frames: a.min_frames,
+        rule: Vec::new(),
+    };
+    let mut rules: Vec<Rule> = config.rules()?;
+    rules.extend(flags.rules()?);
+    for r in &a.rule {
+        rules.push(parse_rule(r)?);
+    }
+    let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
+    let report = run_check(&a.inputs, &process, &rules, jobs);
+    let text = match a.format {
+        GateFormat::Table => output::check_table(&report),
+        GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        GateFormat::Markdown => output::check_markdown(&report),
+        GateFormat::Junit => output::check_junit(&report),
+    };
+    emit(&text, &a.output)?;
+    Ok(ExitCode::from(report.exit_code))
+}
+
+pub fn run_compare_cmd(a: CompareArgs) -> Result<ExitCode> {
+    let th = Thresholds {
+        abs_ms: a.min_abs_ms,
+        abs_pct: a.min_abs_pct,
+        rel_pct: a.min_rel_pct,
+        resamples: a.resamples.max(10),
+        seed: a.seed,
+        ..Default::default()
+    };
+    let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
+    let report = run_compare(&a.baseline, &a.candidate, &a.process, &th, jobs);
+    let text = match a.format {
+        GateFormat::Table => output::compare_table(&report),
+        GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        GateFormat::Markdown => output::compare_markdown(&report),
+        GateFormat::Junit => output::compare_junit(&report),
+    };
+    emit(&text, &a.output)?;
+    Ok(ExitCode::from(report.exit_code))
+}

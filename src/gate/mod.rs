@@ -1,0 +1,346 @@
+//! The CI gate: `check` (limits) and `compare` (baseline vs candidate) over Macrobenchmark
+//! iteration traces, with reports for CI systems.
+
+pub mod check;
+pub mod compare;
+pub mod inputs;
+pub mod measure;
+pub mod metrics;
+pub mod output;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::analysis::frame_timing::percentile;
+use check::{Outcome, Rule, RuleResult};
+use compare::{Comparison, Thresholds, Verdict};
+use measure::Iteration;
+
+pub const EXIT_PASS: u8 = 0;
+pub const EXIT_FAIL: u8 = 1;
+pub const EXIT_ERROR: u8 = 2;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IterationInfo {
+    pub path: String,
+    pub process_found: bool,
+    pub frames: usize,
+    pub timeline_frames: usize,
+    pub api_level: u32,
+    pub problem: Option<String>,
+}
+
+/// P50..P99 in Macrobenchmark's JSON spelling.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pcts {
+    #[serde(rename = "P50")]
+    pub p50: f64,
+    #[serde(rename = "P90")]
+    pub p90: f64,
+    #[serde(rename = "P95")]
+    pub p95: f64,
+    #[serde(rename = "P99")]
+    pub p99: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CountStats {
+    pub minimum: f64,
+    pub maximum: f64,
+    pub median: f64,
+    pub runs: Vec<f64>,
+}
+
+/// The numbers Macrobenchmark's FrameTimingMetric reports, to put beside its own JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct MacrobenchmarkMetrics {
+    #[serde(rename = "frameDurationCpuMs")]
+    pub frame_duration_cpu_ms: Option<Pcts>,
+    #[serde(rename = "frameOverrunMs")]
+    pub frame_overrun_ms: Option<Pcts>,
+    #[serde(rename = "frameCount")]
+    pub frame_count: CountStats,
+}
+
+fn pcts(mut v: Vec<f64>) -> Option<Pcts> {
+    v.sort_by(f64::total_cmp);
+    let r = |x: f64| (x * 1e6).round() / 1e6;
+    Some(Pcts {
+        p50: r(percentile(&v, 50)?),
+        p90: r(percentile(&v, 90)?),
+        p95: r(percentile(&v, 95)?),
+        p99: r(percentile(&v, 99)?),
+    })
+}
+
+pub fn macrobenchmark_metrics(its: &[&Iteration]) -> MacrobenchmarkMetrics {
+    let cpu: Vec<f64> = its
+        .iter()
+        .flat_map(|i| &i.mb_frames)
+        .map(|f| f.0 as f64 / 1e6)
+        .collect();
+    let over: Option<Vec<f64>> = its
+        .iter()
+        .flat_map(|i| &i.mb_frames)
+        .map(|f| f.1.map(|o| o as f64 / 1e6))
+        .collect();
+    let mut runs: Vec<f64> = its.iter().map(|i| i.mb_frames.len() as f64).collect();
+    let raw_runs = runs.clone();
+    runs.sort_by(f64::total_cmp);
+    MacrobenchmarkMetrics {
+        frame_duration_cpu_ms: pcts(cpu),
+        frame_overrun_ms: over.filter(|v| !v.is_empty()).and_then(pcts),
+        frame_count: CountStats {
+            minimum: runs.first().copied().unwrap_or(0.0),
+            maximum: runs.last().copied().unwrap_or(0.0),
+            median: percentile(&runs, 50).unwrap_or(0.0),
+            runs: raw_runs,
+        },
+    }
+}
+
+/// Loads and measures every input; problems are collected, never hidden.
+pub struct Measured {
+    pub tests: BTreeMap<String, Vec<Iteration>>,
+    pub errors: Vec<String>,
+}
+
+pub fn measure_inputs(inputs: &[PathBuf], package: &str, jobs: usize) -> Measured {
+    let mut errors = Vec::new();
+    let paths = match inputs::expand(inputs) {
+        Ok(p) => p,
+        Err(e) => {
+            return Measured {
+                tests: BTreeMap::new(),
+                errors: vec![e.to_string()],
+            };
+        }
+    };
+    let results = measure::measure_all(&paths, package, jobs);
+    let mut tests: BTreeMap<String, Vec<Iteration>> = BTreeMap::new();
+    for (p, r) in paths.iter().zip(results) {
+        match r {
+            Ok(it) => {
+                if !it.process_found {
+                    errors.push(format!("{}: no process matches {package:?}", p.display()));
+                } else if let Some(prob) = &it.problem {
+                    errors.push(format!("{}: {prob}", p.display()));
+                }
+                tests.entry(inputs::test_name(p)).or_default().push(it);
+            }
+            Err(e) => errors.push(format!("{}: cannot read: {e:#}", p.display())),
+        }
+    }
+    Measured { tests, errors }
+}
+
+fn info(it: &Iteration) -> IterationInfo {
+    IterationInfo {
+        path: it.path.display().to_string(),
+        process_found: it.process_found,
+        frames: it.mb_frames.len(),
+        timeline_frames: it.timeline_tags.len(),
+        api_level: it.api_level,
+        problem: it.problem.clone(),
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TestCheck {
+    pub test: String,
+    pub iterations: Vec<IterationInfo>,
+    pub rules: Vec<RuleResult>,
+    pub macrobenchmark: MacrobenchmarkMetrics,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub schema: &'static str,
+    pub tool_version: &'static str,
+    pub process: String,
+    pub outcome: &'static str,
+    pub exit_code: u8,
+    pub tests: Vec<TestCheck>,
+    pub errors: Vec<String>,
+}
+
+fn outcome_name(code: u8) -> &'static str {
+    match code {
+        EXIT_PASS => "pass",
+        EXIT_FAIL => "fail",
+        _ => "error",
+    }
+}
+
+pub fn run_check(inputs: &[PathBuf], package: &str, rules: &[Rule], jobs: usize) -> CheckReport {
+    let m = measure_inputs(inputs, package, jobs);
+    let mut errors = m.errors;
+    let mut tests = Vec::new();
+    let mut failed = false;
+    for (name, its) in &m.tests {
+        let usable: Vec<&Iteration> = its.iter().filter(|i| i.process_found).collect();
+        let frames: usize = usable.iter().map(|i| i.mb_frames.len()).sum();
+        if frames == 0 {
+            errors.push(format!("{name}: no frames of {package:?} to evaluate"));
+        }
+        let results: Vec<RuleResult> = rules.iter().map(|r| check::evaluate(r, &usable)).collect();
+        for (r, res) in rules.iter().zip(&results) {
+            match res.outcome {
+                Outcome::Fail if r.metric == metrics::Metric::FrameCount => errors.push(format!(
+                    "{name}: too few frames ({} < {})",
+                    res.value.unwrap_or(0.0),
+                    r.limit
+                )),
+                Outcome::Fail => failed = true,
+                Outcome::CannotEvaluate => errors.push(format!(
+                    "{name}: {} cannot be evaluated on these traces",
+                    res.metric
+                )),
+                Outcome::Pass => {}
+            }
+        }
+        tests.push(TestCheck {
+            test: name.clone(),
+            iterations: its.iter().map(info).collect(),
+            rules: results,
+            macrobenchmark: macrobenchmark_metrics(&usable),
+        });
+    }
+    if rules.is_empty() {
+        errors.push(
+            "no rules given (use --max-jank-rate, --max-p95-overrun-ms, ..., --rule or --config)"
+                .into(),
+        );
+    }
+    let code = if !errors.is_empty() {
+        EXIT_ERROR
+    } else if failed {
+        EXIT_FAIL
+    } else {
+        EXIT_PASS
+    };
+    CheckReport {
+        schema: "frameprobe.check/v1",
+        tool_version: env!("CARGO_PKG_VERSION"),
+        process: package.to_string(),
+        outcome: outcome_name(code),
+        exit_code: code,
+        tests,
+        errors,
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TestComparison {
+    pub test: String,
+    pub baseline: Vec<IterationInfo>,
+    pub candidate: Vec<IterationInfo>,
+    pub baseline_macrobenchmark: MacrobenchmarkMetrics,
+    pub candidate_macrobenchmark: MacrobenchmarkMetrics,
+    pub metrics: Vec<Comparison>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareReport {
+    pub schema: &'static str,
+    pub tool_version: &'static str,
+    pub process: String,
+    pub outcome: &'static str,
+    pub exit_code: u8,
+    pub thresholds: ThresholdsOut,
+    pub tests: Vec<TestComparison>,
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThresholdsOut {
+    pub abs_ms: f64,
+    pub abs_pct_points: f64,
+    pub abs_frames: f64,
+    pub rel_pct: f64,
+    pub confidence: f64,
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+pub fn run_compare(
+    baseline: &[PathBuf],
+    candidate: &[PathBuf],
+    package: &str,
+    th: &Thresholds,
+    jobs: usize,
+) -> CompareReport {
+    let b = measure_inputs(baseline, package, jobs);
+    let c = measure_inputs(candidate, package, jobs);
+    let mut errors: Vec<String> = b.errors.iter().map(|e| format!("baseline: {e}")).collect();
+    errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
+    // Tests pair by name; a single test on each side pairs whatever the names.
+    let pairs: Vec<(String, &Vec<Iteration>, &Vec<Iteration>)> =
+        if b.tests.len() == 1 && c.tests.len() == 1 {
+            let (bn, bv) = b.tests.iter().next().unwrap();
+            let (_, cv) = c.tests.iter().next().unwrap();
+            vec![(bn.clone(), bv, cv)]
+        } else {
+            let mut v = Vec::new();
+            for (name, bv) in &b.tests {
+                match c.tests.get(name) {
+                    Some(cv) => v.push((name.clone(), bv, cv)),
+                    None => errors.push(format!("{name}: no candidate traces for this test")),
+                }
+            }
+            for name in c.tests.keys().filter(|n| !b.tests.contains_key(*n)) {
+                errors.push(format!("{name}: no baseline traces for this test"));
+            }
+            v
+        };
+    let mut tests = Vec::new();
+    let mut regressed = false;
+    for (name, bv, cv) in pairs {
+        let bu: Vec<&Iteration> = bv.iter().filter(|i| i.process_found).collect();
+        let cu: Vec<&Iteration> = cv.iter().filter(|i| i.process_found).collect();
+        if bu.is_empty() || cu.is_empty() {
+            errors.push(format!("{name}: no usable iterations on one side"));
+            continue;
+        }
+        let metrics: Vec<Comparison> = metrics::compare_set()
+            .into_iter()
+            .map(|m| compare::compare(m, &bu, &cu, th))
+            .collect();
+        regressed |= metrics.iter().any(|m| m.verdict == Verdict::Regression);
+        tests.push(TestComparison {
+            test: name,
+            baseline: bv.iter().map(info).collect(),
+            candidate: cv.iter().map(info).collect(),
+            baseline_macrobenchmark: macrobenchmark_metrics(&bu),
+            candidate_macrobenchmark: macrobenchmark_metrics(&cu),
+            metrics,
+        });
+    }
+    let code = if !errors.is_empty() {
+        EXIT_ERROR
+    } else if regressed {
+        EXIT_FAIL
+    } else {
+        EXIT_PASS
+    };
+    CompareReport {
+        schema: "frameprobe.compare/v1",
+        tool_version: env!("CARGO_PKG_VERSION"),
+        process: package.to_string(),
+        outcome: outcome_name(code),
+        exit_code: code,
+        thresholds: ThresholdsOut {
+            abs_ms: th.abs_ms,
+            abs_pct_points: th.abs_pct,
+            abs_frames: th.abs_frames,
+            rel_pct: th.rel_pct,
+            confidence: th.confidence,
+            resamples: th.resamples,
+            seed: th.seed,
+        },
+        tests,
+        errors,
+    }
+}

@@ -1,0 +1,431 @@
+//! Renderings of check/compare reports: a table for people, Markdown for pull-request
+//! comments and GitHub's step summary, JUnit XML (one test case per rule or metric).
+
+use std::fmt::Write;
+
+use super::check::{Bound, Outcome, RuleResult};
+use super::compare::{Comparison, Verdict};
+use super::{CheckReport, CompareReport, MacrobenchmarkMetrics};
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("n/a".into(), |x| format!("{x:.2}"))
+}
+
+fn rule_text(r: &RuleResult) -> String {
+    let op = match r.bound {
+        Bound::Max => "<=",
+        Bound::Min => ">=",
+    };
+    format!("{} {op} {} {}", r.metric, r.limit, r.unit)
+}
+
+fn outcome_text(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "PASS",
+        Outcome::Fail => "FAIL",
+        Outcome::CannotEvaluate => "CANNOT EVALUATE",
+    }
+}
+
+fn verdict_text(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Regression => "REGRESSION",
+        Verdict::Improvement => "improvement",
+        Verdict::NoSignificantChange => "no significant change",
+        Verdict::Informational => "(info)",
+        Verdict::CannotEvaluate => "cannot evaluate",
+    }
+}
+
+fn per_iteration(r: &RuleResult) -> String {
+    r.per_iteration
+        .iter()
+        .map(|v| num(*v))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn macro_text(m: &MacrobenchmarkMetrics) -> String {
+    let p = |x: &Option<super::Pcts>| {
+        x.as_ref().map_or("n/a".into(), |p| {
+            format!(
+                "P50 {:.2} P90 {:.2} P95 {:.2} P99 {:.2}",
+                p.p50, p.p90, p.p95, p.p99
+            )
+        })
+    };
+    format!(
+        "frameDurationCpuMs {}; frameOverrunMs {}; frameCount median {} (min {}, max {})",
+        p(&m.frame_duration_cpu_ms),
+        p(&m.frame_overrun_ms),
+        m.frame_count.median,
+        m.frame_count.minimum,
+        m.frame_count.maximum
+    )
+}
+
+fn grid(rows: Vec<Vec<String>>) -> String {
+    let mut b = tabled::builder::Builder::default();
+    for r in rows {
+        b.push_record(r);
+    }
+    let mut t = b.build();
+    t.with(tabled::settings::Style::psql());
+    t.to_string()
+}
+
+pub fn check_table(r: &CheckReport) -> String {
+    let mut out = String::new();
+    for t in &r.tests {
+        let _ = writeln!(
+            out,
+            "{} — {} iterations of {}",
+            t.test,
+            t.iterations.len(),
+            r.process
+        );
+        let mut rows = vec![vec![
+            "rule".to_string(),
+            "measured".into(),
+            "per iteration".into(),
+            "result".into(),
+        ]];
+        for x in &t.rules {
+            rows.push(vec![
+                rule_text(x),
+                num(x.value),
+                per_iteration(x),
+                outcome_text(x.outcome).into(),
+            ]);
+        }
+        let _ = writeln!(out, "{}", grid(rows));
+        let _ = writeln!(out, "Macrobenchmark: {}\n", macro_text(&t.macrobenchmark));
+    }
+    for e in &r.errors {
+        let _ = writeln!(out, "error: {e}");
+    }
+    let _ = writeln!(
+        out,
+        "result: {} (exit {})",
+        r.outcome.to_uppercase(),
+        r.exit_code
+    );
+    out
+}
+
+fn md(s: &str) -> String {
+    s.replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+pub fn check_markdown(r: &CheckReport) -> String {
+    let icon = match r.exit_code {
+        0 => "✅",
+        1 => "❌",
+        _ => "⚠️",
+    };
+    let mut out = format!(
+        "## {icon} frameprobe check: {} for `{}`\n\n",
+        r.outcome.to_uppercase(),
+        md(&r.process)
+    );
+    for t in &r.tests {
+        let _ = writeln!(
+            out,
+            "### {} ({} iterations)\n",
+            md(&t.test),
+            t.iterations.len()
+        );
+        let _ = writeln!(
+            out,
+            "| rule | measured | per iteration | result |\n|---|---|---|---|"
+        );
+        for x in &t.rules {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} |",
+                md(&rule_text(x)),
+                num(x.value),
+                per_iteration(x),
+                outcome_text(x.outcome)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nMacrobenchmark: {}\n",
+            md(&macro_text(&t.macrobenchmark))
+        );
+    }
+    if !r.errors.is_empty() {
+        let _ = writeln!(out, "**Could not evaluate:**\n");
+        for e in &r.errors {
+            let _ = writeln!(out, "- {}", md(e));
+        }
+    }
+    out
+}
+
+fn cmp_row(c: &Comparison) -> Vec<String> {
+    vec![
+        format!("{} ({})", c.metric, c.unit),
+        num(c.baseline),
+        num(c.candidate),
+        match (c.difference, c.relative_pct) {
+            (Some(d), Some(p)) => format!("{d:+.2} ({p:+.1}%)"),
+            (Some(d), None) => format!("{d:+.2}"),
+            _ => "n/a".into(),
+        },
+        match (c.ci_low, c.ci_high) {
+            (Some(l), Some(h)) => format!("[{l:+.2}, {h:+.2}]"),
+            _ => "n/a".into(),
+        },
+        verdict_text(c.verdict).into(),
+    ]
+}
+
+const CMP_HEAD: [&str; 6] = [
+    "metric",
+    "baseline",
+    "candidate",
+    "change",
+    "95% CI of change",
+    "verdict",
+];
+
+pub fn compare_table(r: &CompareReport) -> String {
+    let mut out = String::new();
+    for t in &r.tests {
+        let _ = writeln!(
+            out,
+            "{} — baseline {} vs candidate {} iterations of {}",
+            t.test,
+            t.baseline.len(),
+            t.candidate.len(),
+            r.process
+        );
+        let mut rows = vec![CMP_HEAD.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+        rows.extend(t.metrics.iter().map(cmp_row));
+        let _ = writeln!(out, "{}", grid(rows));
+        let _ = writeln!(
+            out,
+            "baseline  Macrobenchmark: {}",
+            macro_text(&t.baseline_macrobenchmark)
+        );
+        let _ = writeln!(
+            out,
+            "candidate Macrobenchmark: {}\n",
+            macro_text(&t.candidate_macrobenchmark)
+        );
+    }
+    for e in &r.errors {
+        let _ = writeln!(out, "error: {e}");
+    }
+    let _ = writeln!(
+        out,
+        "result: {} (exit {})",
+        r.outcome.to_uppercase(),
+        r.exit_code
+    );
+    out
+}
+
+pub fn compare_markdown(r: &CompareReport) -> String {
+    let icon = match r.exit_code {
+        0 => "✅",
+        1 => "❌",
+        _ => "⚠️",
+    };
+    let mut out = format!(
+        "## {icon} frameprobe compare: {} for `{}`\n\n",
+        r.outcome.to_uppercase(),
+        md(&r.process)
+    );
+    for t in &r.tests {
+        let _ = writeln!(
+            out,
+            "### {} (baseline {} vs candidate {} iterations)\n",
+            md(&t.test),
+            t.baseline.len(),
+            t.candidate.len()
+        );
+        let _ = writeln!(
+            out,
+            "| {} |\n|{}|",
+            CMP_HEAD.join(" | "),
+            vec!["---"; CMP_HEAD.len()].join("|")
+        );
+        for c in &t.metrics {
+            let row = cmp_row(c);
+            let mut cells: Vec<String> = row.iter().map(|x| md(x)).collect();
+            if c.verdict == Verdict::Regression {
+                cells[5] = format!("**{}**", cells[5]);
+            }
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        out.push('\n');
+    }
+    if !r.errors.is_empty() {
+        let _ = writeln!(out, "**Could not evaluate:**\n");
+        for e in &r.errors {
+            let _ = writeln!(out, "- {}", md(e));
+        }
+    }
+    out
+}
+
+/// XML text escaping for attribute values and element text.
+pub fn xml_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {
+                o.push_str(&format!("&#{};", c as u32))
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+struct Case {
+    name: String,
+    failure: Option<String>,
+    error: Option<String>,
+}
+
+fn junit(suite_name: &str, suites: Vec<(String, Vec<Case>)>, errors: &[String]) -> String {
+    let total: usize = suites.iter().map(|s| s.1.len()).sum::<usize>() + errors.len();
+    let failures: usize = suites
+        .iter()
+        .flat_map(|s| &s.1)
+        .filter(|c| c.failure.is_some())
+        .count();
+    let errs: usize = suites
+        .iter()
+        .flat_map(|s| &s.1)
+        .filter(|c| c.error.is_some())
+        .count()
+        + errors.len();
+    let mut o = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        o,
+        "<testsuites name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errs}\">",
+        xml_escape(suite_name)
+    );
+    for (name, cases) in &suites {
+        let f = cases.iter().filter(|c| c.failure.is_some()).count();
+        let e = cases.iter().filter(|c| c.error.is_some()).count();
+        let _ = writeln!(
+            o,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\">",
+            xml_escape(name),
+            cases.len()
+        );
+        for c in cases {
+            let _ = write!(
+                o,
+                "    <testcase classname=\"{}\" name=\"{}\"",
+                xml_escape(&format!("frameprobe.{name}")),
+                xml_escape(&c.name)
+            );
+            match (&c.failure, &c.error) {
+                (Some(m), _) => {
+                    let _ = writeln!(
+                        o,
+                        ">\n      <failure message=\"{}\"/>\n    </testcase>",
+                        xml_escape(m)
+                    );
+                }
+                (None, Some(m)) => {
+                    let _ = writeln!(
+                        o,
+                        ">\n      <error message=\"{}\"/>\n    </testcase>",
+                        xml_escape(m)
+                    );
+                }
+                _ => {
+                    let _ = writeln!(o, "/>");
+                }
+            }
+        }
+        let _ = writeln!(o, "  </testsuite>");
+    }
+    if !errors.is_empty() {
+        let _ = writeln!(
+            o,
+            "  <testsuite name=\"inputs\" tests=\"{}\" failures=\"0\" errors=\"{}\">",
+            errors.len(),
+            errors.len()
+        );
+        for (i, e) in errors.iter().enumerate() {
+            let _ = writeln!(o, "    <testcase classname=\"frameprobe.inputs\" name=\"input {}\">\n      <error message=\"{}\"/>\n    </testcase>", i + 1, xml_escape(e));
+        }
+        let _ = writeln!(o, "  </testsuite>");
+    }
+    o.push_str("</testsuites>\n");
+    o
+}
+
+pub fn check_junit(r: &CheckReport) -> String {
+    let suites = r
+        .tests
+        .iter()
+        .map(|t| {
+            let cases = t
+                .rules
+                .iter()
+                .map(|x| Case {
+                    name: rule_text(x),
+                    failure: (x.outcome == Outcome::Fail).then(|| {
+                        format!(
+                            "measured {} {}, limit {} {}",
+                            num(x.value),
+                            x.unit,
+                            x.limit,
+                            x.unit
+                        )
+                    }),
+                    error: (x.outcome == Outcome::CannotEvaluate)
+                        .then(|| "cannot be evaluated on these traces".to_string()),
+                })
+                .collect();
+            (t.test.clone(), cases)
+        })
+        .collect();
+    junit("frameprobe check", suites, &r.errors)
+}
+
+pub fn compare_junit(r: &CompareReport) -> String {
+    let suites = r
+        .tests
+        .iter()
+        .map(|t| {
+            let cases = t
+                .metrics
+                .iter()
+                .map(|c| Case {
+                    name: c.metric.clone(),
+                    failure: (c.verdict == Verdict::Regression).then(|| {
+                        format!(
+                            "regression: {} -> {} {} (95% CI of change {}..{})",
+                            num(c.baseline),
+                            num(c.candidate),
+                            c.unit,
+                            num(c.ci_low),
+                            num(c.ci_high)
+                        )
+                    }),
+                    error: None,
+                })
+                .collect();
+            (t.test.clone(), cases)
+        })
+        .collect();
+    junit("frameprobe compare", suites, &r.errors)
+}
