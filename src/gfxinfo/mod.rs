@@ -7,4 +7,17 @@
 
 pub mod frame_info;
 pub mod jank_tracker;
+pub mod metrics;
+pub mod parser;
 pub mod profile_data;
+
+/// Why a dump could not be read at all. Damage inside a readable dump is reported as
+/// [`parser::Diagnostic`]s instead.
+#[derive(Debug, thiserror::Error)]
+pub enum GfxinfoError {
+    #[error(
+        "no `---PROFILEDATA---` block in {lines} lines{hint} (capture with \
+         `adb shell dumpsys gfxinfo <package> framestats`)"
+    )]
+    NoProfileData { lines: usize, hint: String },
+}
