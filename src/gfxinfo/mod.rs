@@ -3,12 +3,17 @@
 //! - [`frame_info`]: HWUI's per-frame record and `FrameInfo::duration`;
 //! - [`jank_tracker`]: JankTracker's state machine (deadline path, legacy path, COMPARISONS);
 //! - [`profile_data`]: the counters, histograms and percentiles `dumpsys` prints;
-//! - [`metrics`]: FrameMetrics durations and androidx JankStats' verdict per frame.
+//! - [`metrics`]: FrameMetrics durations and androidx JankStats' verdict per frame;
+//! - [`parser`]: reading `dumpsys gfxinfo ... framestats` text into windows and rows;
+//! - [`replay`]: running each window's rows through a JankTracker;
+//! - [`summary`]: the per-window counters, recomputed or as HWUI printed them.
 
 pub mod frame_info;
 pub mod jank_tracker;
 pub mod metrics;
 pub mod parser;
+pub mod replay;
+pub mod summary;
 pub mod profile_data;
 
 /// Why a dump could not be read at all. Damage inside a readable dump is reported as
