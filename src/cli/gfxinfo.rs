@@ -66,13 +66,33 @@ pub fn run(a: GfxinfoArgs) -> Result<ExitCode> {
 
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    match write_output(&mut out, &a, &dump, &windows, forgiveness) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        // `frameprobe gfxinfo ... | head` is not an error.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn write_output(
+    out: &mut dyn Write,
+    a: &GfxinfoArgs,
+    dump: &parser::Dump,
+    windows: &[WindowReport],
+    forgiveness: i64,
+) -> Result<()> {
     match a.format {
-        Format::Table => write_table(&mut out, &windows, a.summary_only)?,
+        Format::Table => write_table(out, windows, a.summary_only)?,
         Format::Csv => {
             if a.summary_only {
-                write_summary_csv(&mut out, &windows)?
+                write_summary_csv(out, windows)?
             } else {
-                write_frames_csv(&mut out, &windows)?
+                write_frames_csv(out, windows)?
             }
         }
         Format::Json => {
@@ -91,12 +111,12 @@ pub fn run(a: GfxinfoArgs) -> Result<ExitCode> {
                 })).collect::<Vec<_>>(),
                 "windows": windows.iter().map(|w| window_json(w, a.summary_only)).collect::<Vec<_>>(),
             });
-            serde_json::to_writer_pretty(&mut out, &doc)?;
-            writeln!(out)?;
+            let text = serde_json::to_string_pretty(&doc)?;
+            writeln!(out, "{text}")?;
         }
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 // ----- shared helpers ------------------------------------------------------------------
@@ -435,7 +455,11 @@ fn verdict_json(v: &FrameVerdict) -> serde_json::Map<String, Value> {
     m.insert("janky_legacy".into(), v.janky_legacy().into());
     m.insert(
         "jank_types".into(),
-        v.jank_types.iter().map(|t| t.key()).collect::<Vec<_>>().into(),
+        v.jank_types
+            .iter()
+            .map(|t| t.key())
+            .collect::<Vec<_>>()
+            .into(),
     );
     m.insert(
         "reasons".into(),
@@ -622,7 +646,10 @@ fn write_frames_csv(out: &mut dyn Write, windows: &[WindowReport]) -> Result<()>
                 v.is_some_and(|v| v.counted).to_string(),
                 v.is_some_and(|v| v.janky).to_string(),
                 v.is_some_and(|v| v.janky_legacy()).to_string(),
-                csv_field(&v.map(|v| jank_type_list_raw(&v.jank_types)).unwrap_or_default()),
+                csv_field(
+                    &v.map(|v| jank_type_list_raw(&v.jank_types))
+                        .unwrap_or_default(),
+                ),
                 v.is_some_and(|v| v.triple_buffered).to_string(),
                 v.is_some_and(|v| v.davey).to_string(),
                 cell(v.filter(|v| v.counted).map(|v| v.total_duration_ns)),

@@ -12,9 +12,9 @@ pub mod frame_info;
 pub mod jank_tracker;
 pub mod metrics;
 pub mod parser;
+pub mod profile_data;
 pub mod replay;
 pub mod summary;
-pub mod profile_data;
 
 /// Why a dump could not be read at all. Damage inside a readable dump is reported as
 /// [`parser::Diagnostic`]s instead.

@@ -683,6 +683,7 @@ pub fn parse(text: &str) -> Result<Dump, GfxinfoError> {
         i += 1;
     }
     p.end_process();
+    p.dump.diagnostics.sort_by_key(|d| d.line);
 
     if p.dump.windows.is_empty() {
         let hint = if summaries_seen > 0 {

@@ -15,9 +15,7 @@
 //! on [`IntervalSource`] and [`replay_window`].
 
 use super::frame_info::{FrameInfo, FrameInfoIndex as I};
-use super::jank_tracker::{
-    DeadlineMode, FrameVerdict, JankTracker, JankTrackerConfig,
-};
+use super::jank_tracker::{DeadlineMode, FrameVerdict, JankTracker, JankTrackerConfig};
 use super::metrics::{jank_stats, FrameMetrics, GpuSpan, JankStatsVerdict, MetricsSource};
 use super::parser::{
     ColumnLayout, Dump, PrintedSummary, StartIntervalOrder, SummarySource, WindowDump,
@@ -299,7 +297,11 @@ mod tests {
             iv + 3 * MS,
             iv + 4 * MS,
             iv + 5 * MS,
-            if completed_after == 0 { 0 } else { iv + completed_after },
+            if completed_after == 0 {
+                0
+            } else {
+                iv + completed_after
+            },
             0,
             0,
         ];
