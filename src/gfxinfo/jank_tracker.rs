@@ -156,6 +156,10 @@ pub struct JankTrackerConfig {
     /// offsets are not in a dump). See [`dequeue_forgiveness_ns`].
     pub dequeue_forgiveness_ns: i64,
     pub deadline_mode: DeadlineMode,
+    /// `Properties::filterOutTestOverhead` (`sFrameStart`): the legacy duration starts at
+    /// HandleInputStart instead of IntendedVsync. HWUI then prints "Note: Data has been
+    /// filtered!" in the summary.
+    pub filter_test_overhead: bool,
 }
 
 /// What the legacy path made of a frame.
@@ -412,7 +416,12 @@ impl JankTracker {
         jank_types: &mut Vec<JankType>,
     ) -> LegacyVerdict {
         let interval = frame.get(I::FrameInterval);
-        let mut total = frame.duration(I::IntendedVsync, I::SwapBuffersCompleted);
+        let frame_start = if self.config.filter_test_overhead {
+            I::HandleInputStart
+        } else {
+            I::IntendedVsync
+        };
+        let mut total = frame.duration(frame_start, I::SwapBuffersCompleted);
         let mut verdict = LegacyVerdict {
             duration_ns: total,
             forgiven_ns: 0,

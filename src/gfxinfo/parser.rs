@@ -112,6 +112,8 @@ pub struct PrintedSummary {
     pub histogram: Option<Vec<(u32, u32)>>,
     pub gpu_percentiles_ms: [Option<u32>; 4],
     pub gpu_histogram: Option<Vec<(u32, u32)>>,
+    /// "Note: Data has been filtered!": the device ran with filterOutTestOverhead.
+    pub filtered: bool,
 }
 
 pub const PERCENTILES: [u32; 4] = [50, 90, 95, 99];
@@ -142,7 +144,9 @@ impl PrintedSummary {
                 })
                 .collect()
         }
-        if let Some(v) = line.strip_prefix("Stats since:") {
+        if line.starts_with("Note: Data has been filtered") {
+            self.filtered = true;
+        } else if let Some(v) = line.strip_prefix("Stats since:") {
             self.stats_since_ns = leading(v);
         } else if let Some(v) = line.strip_prefix("Total frames rendered:") {
             self.total_frames = num(v);

@@ -226,6 +226,7 @@ pub fn replay_window(w: &WindowDump, opts: &ReplayOptions) -> WindowReport {
     let mut tracker = JankTracker::new(JankTrackerConfig {
         dequeue_forgiveness_ns: opts.dequeue_forgiveness_ns,
         deadline_mode,
+        filter_test_overhead: w.summary.as_ref().is_some_and(|s| s.filtered),
     });
     for (row, mut frame) in block.rows.iter().zip(frames) {
         let iv = frame.get(I::IntendedVsync);
@@ -421,6 +422,40 @@ IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBuf
         assert!(r.problem.is_some());
         assert!(r.summary.is_none());
         assert!(r.frames.is_empty());
+    }
+
+    #[test]
+    fn extreme_values_never_panic() {
+        // Every cell of a 23-column row set to combinations of extreme values: the replay
+        // wraps like the device's int64 arithmetic instead of overflowing.
+        let header = "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,\
+HandleInputStart,AnimationStart,PerformTraversalsStart,DrawStart,FrameDeadline,FrameInterval,\
+FrameStartTime,SyncQueued,SyncStart,IssueDrawCommandsStart,SwapBuffers,FrameCompleted,\
+DequeueBufferDuration,QueueBufferDuration,GpuCompleted,SwapBuffersCompleted,\
+DisplayPresentTime,CommandSubmissionCompleted,";
+        let extremes = [i64::MIN, -1, 0, 1, i64::MAX, 16_666_667];
+        let mut rows = Vec::new();
+        for (k, a) in extremes.iter().enumerate() {
+            for b in &extremes {
+                let row: Vec<String> = (0..23)
+                    .map(|i| if (i + k) % 2 == 0 { a } else { b }.to_string())
+                    .collect();
+                rows.push(format!("{},", row.join(",")));
+            }
+        }
+        let d = parse(&format!(
+            "---PROFILEDATA---\n{header}\n{}\n---PROFILEDATA---\n",
+            rows.join("\n")
+        ))
+        .unwrap();
+        for forgiveness in [0, 4 * MS] {
+            let opts = ReplayOptions {
+                dequeue_forgiveness_ns: forgiveness,
+                ..ReplayOptions::default()
+            };
+            let r = replay_window(&d.windows[0], &opts);
+            assert_eq!(r.frames.len(), rows.len());
+        }
     }
 
     #[test]

@@ -817,3 +817,27 @@ fn forgiveness_covering_the_whole_frame_drops_it_from_the_legacy_path() {
     assert_eq!(t.swap_deadline_legacy(), -1);
     assert!(!v.jank_types.contains(&JankType::HighInputLatency));
 }
+
+#[test]
+fn filtered_test_overhead_starts_the_legacy_duration_at_handle_input() {
+    // sFrameStart = HandleInputStart: IntendedVsync → SBC = 12 ms is janky, but with the
+    // 3 ms before HandleInputStart filtered out the legacy duration is 9 ms. The deadline
+    // path always starts at IntendedVsync.
+    let f = build(
+        T0,
+        Stages {
+            swap: 8 * MS, // SBC = iv+12
+            ..Stages::default()
+        },
+    )
+    .with(I::HandleInputStart, T0 + 3 * MS);
+    let mut filtered = JankTracker::new(JankTrackerConfig {
+        filter_test_overhead: true,
+        ..JankTrackerConfig::default()
+    });
+    let v = filtered.finish_frame(&mut f.clone());
+    assert_eq!(v.legacy.duration_ns, 9 * MS);
+    assert!(!v.janky_legacy());
+    assert_eq!(v.total_duration_ns, 12_500 * US);
+    assert!(judge(&mut tracker(), f).janky_legacy());
+}

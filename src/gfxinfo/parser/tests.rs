@@ -409,3 +409,19 @@ fn summary_parser_ignores_unrelated_lines() {
     assert_eq!(s.janky_frames, None);
     assert_eq!(s.janky_frames_legacy, Some(35));
 }
+
+#[test]
+fn filtered_data_note_is_kept_with_the_window_summary() {
+    // JankTracker::dumpData prints the note between the Window: line and the summary when
+    // filterOutTestOverhead moved the legacy frame start to HandleInputStart.
+    let text = package_dump(&[row23(IV)]).replace(
+        "Window: com.example/com.example.Main\n",
+        "Window: com.example/com.example.Main\nNote: Data has been filtered!\n",
+    );
+    let dump = parse(&text).unwrap();
+    let s = dump.windows[0].summary.as_ref().unwrap();
+    assert!(s.filtered);
+    assert_eq!(s.total_frames, Some(2));
+    let plain = parse(&package_dump(&[row23(IV)])).unwrap();
+    assert!(!plain.windows[0].summary.as_ref().unwrap().filtered);
+}
