@@ -166,6 +166,48 @@ fn covered_windows_reproduce_every_printed_counter() {
     );
 }
 
+/// A finished frame completes after its IntendedVsync, so every row judged under the
+/// "never finished" rule has a positive duration and is counted: no row is left to the
+/// `totalDuration <= 0` early return. (The rows it filters out in uncovered windows, with
+/// FrameCompleted seconds before IntendedVsync, are listed here by line.)
+#[test]
+fn every_judged_row_is_counted_and_stale_rows_are_left_out() {
+    let Some(dir) = dir() else { return };
+    let mut stale = Vec::new();
+    for file in FILES {
+        for w in replay_file(&dir, file) {
+            let judged = w.frames.iter().filter(|f| f.verdict.is_some()).count();
+            assert_eq!(
+                w.summary.as_ref().unwrap().total_frames as usize,
+                judged,
+                "{file} / {}",
+                w.window
+            );
+            stale.extend(
+                w.frames
+                    .iter()
+                    .filter(|f| f.not_judged == Some(NotJudged::FrameCompletedStale))
+                    .map(|f| (file, f.line)),
+            );
+        }
+    }
+    let all = "anavmode_t865_a14_allprocs.txt";
+    assert_eq!(
+        stale,
+        vec![
+            (all, 641), // SpaActivity, flags 10 (SkippedFrame | RTAnimation)
+            (all, 913), // RecentsActivity
+            (all, 914),
+            (all, 1013),
+            (all, 1014),
+            (all, 2201), // NotificationShade
+            (all, 2202),
+            (all, 2203),
+            ("linkadb_mobileqq_a14_utf16le_crlf.txt", 172),
+        ]
+    );
+}
+
 /// The rows HWUI did not count are exactly the unfinished ones MANIFEST.md describes.
 #[test]
 fn rows_hwui_never_finished_are_the_ones_left_out() {

@@ -404,6 +404,7 @@ fn printed_json(p: &PrintedSummary) -> Value {
     let mut m = serde_json::Map::new();
     m.insert("line".into(), p.line.into());
     m.insert("stats_since_ns".into(), p.stats_since_ns.into());
+    m.insert("filtered".into(), p.filtered.into());
     for c in Counter::all() {
         m.insert(c.key().into(), p.get(c).into());
     }

@@ -4,9 +4,10 @@
 //! Two facts about how HWUI wrote the rows decide how they are replayed:
 //! - a row is printed for every frame that reached the RenderThread (`SyncStart != 0`),
 //!   but JankTracker only saw frames whose `FrameCompleted` it set (`finishFrame` runs right
-//!   after). Rows with `FrameCompleted` 0, or a value no clock could reach (an hour or more
-//!   after IntendedVsync: uninitialised ring-buffer memory, seen as ≈2^56..2^58), were never
-//!   finished and are not judged;
+//!   after, and a finished frame completes after its IntendedVsync). Rows with
+//!   `FrameCompleted` 0, at or before IntendedVsync (left over from the older frame that used
+//!   the same ring-buffer slot), or an hour or more after it (uninitialised memory, seen as
+//!   ≈2^56..2^58) were never finished and are not judged;
 //! - HWUI stored the adjusted deadline of triple-buffered frames back into the row, so the
 //!   printed `FrameDeadline` is compared as is ([`DeadlineMode::AsRecorded`]). Column sets
 //!   without FrameDeadline get a filled-in one, which the tracker adjusts as HWUI would.
@@ -53,7 +54,11 @@ pub enum IntervalSource {
 /// Why a row was not given to JankTracker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NotJudged {
+    /// FrameCompleted is 0.
     FrameCompletedUnset,
+    /// FrameCompleted is not after IntendedVsync: a value from an older frame.
+    FrameCompletedStale,
+    /// FrameCompleted is an hour or more after IntendedVsync: not a timestamp.
     FrameCompletedImplausible,
 }
 
@@ -61,6 +66,7 @@ impl NotJudged {
     pub fn key(self) -> &'static str {
         match self {
             NotJudged::FrameCompletedUnset => "frame_completed_unset",
+            NotJudged::FrameCompletedStale => "frame_completed_stale",
             NotJudged::FrameCompletedImplausible => "frame_completed_implausible",
         }
     }
@@ -68,6 +74,9 @@ impl NotJudged {
     pub fn describe(self) -> &'static str {
         match self {
             NotJudged::FrameCompletedUnset => "FrameCompleted is 0: HWUI never finished it",
+            NotJudged::FrameCompletedStale => {
+                "FrameCompleted is not after IntendedVsync (older frame's value): HWUI never finished it"
+            }
             NotJudged::FrameCompletedImplausible => {
                 "FrameCompleted is ≥ 1 h after IntendedVsync (stale memory): HWUI never finished it"
             }
@@ -231,8 +240,10 @@ pub fn replay_window(w: &WindowDump, opts: &ReplayOptions) -> WindowReport {
     for (row, mut frame) in block.rows.iter().zip(frames) {
         let iv = frame.get(I::IntendedVsync);
         let fc = frame.get(I::FrameCompleted);
-        let not_judged = if fc <= 0 {
+        let not_judged = if fc == 0 {
             Some(NotJudged::FrameCompletedUnset)
+        } else if fc <= iv {
+            Some(NotJudged::FrameCompletedStale)
         } else if fc.saturating_sub(iv) >= IMPLAUSIBLE_FRAME_NS {
             Some(NotJudged::FrameCompletedImplausible)
         } else {
@@ -280,7 +291,17 @@ mod tests {
 
     const MS: i64 = 1_000_000;
 
+    /// A 16-column row completing `completed_after` ns after IV (0: FrameCompleted unset).
     fn row16(iv: i64, completed_after: i64) -> String {
+        let completed = if completed_after == 0 {
+            0
+        } else {
+            iv + completed_after
+        };
+        row16_completed_at(iv, completed)
+    }
+
+    fn row16_completed_at(iv: i64, completed: i64) -> String {
         // Flags, IntendedVsync, Vsync, OldestInputEvent, NewestInputEvent, HandleInputStart,
         // AnimationStart, PerformTraversalsStart, DrawStart, SyncQueued, SyncStart,
         // IssueDrawCommandsStart, SwapBuffers, FrameCompleted, Dequeue, Queue
@@ -298,11 +319,7 @@ mod tests {
             iv + 3 * MS,
             iv + 4 * MS,
             iv + 5 * MS,
-            if completed_after == 0 {
-                0
-            } else {
-                iv + completed_after
-            },
+            completed,
             0,
             0,
         ];
@@ -378,13 +395,16 @@ IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBuf
 
     #[test]
     fn unfinished_rows_are_not_judged() {
-        // FrameCompleted 0 and FrameCompleted ≥ 1 h after IntendedVsync are rows HWUI never
-        // finished; only the third row is counted.
+        // FrameCompleted 0, ≥ 1 h after IntendedVsync, 4 s before it, or equal to it: rows
+        // HWUI never finished (a finished frame completes after its IntendedVsync); only the
+        // third row is counted.
         let t = 7_000 * MS;
         let d = dump16(&[
             row16(t, 0),
             row16(t + 10 * MS, IMPLAUSIBLE_FRAME_NS),
             row16(t + 20 * MS, IMPLAUSIBLE_FRAME_NS - 1),
+            row16(t + 30 * MS, -4_000 * MS),
+            row16_completed_at(t + 40 * MS, t + 40 * MS),
         ]);
         let r = replay_window(&d.windows[0], &ReplayOptions::default());
         let kinds: Vec<Option<NotJudged>> = r.frames.iter().map(|f| f.not_judged).collect();
@@ -393,7 +413,9 @@ IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBuf
             vec![
                 Some(NotJudged::FrameCompletedUnset),
                 Some(NotJudged::FrameCompletedImplausible),
-                None
+                None,
+                Some(NotJudged::FrameCompletedStale),
+                Some(NotJudged::FrameCompletedStale),
             ]
         );
         assert_eq!(r.summary.as_ref().unwrap().total_frames, 1);
