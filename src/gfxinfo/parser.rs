@@ -162,7 +162,9 @@ impl PrintedSummary {
             let Some((name, value)) = v.rsplit_once(':') else {
                 return false;
             };
-            let Some(t) = JankType::ALL.into_iter().find(|t| t.hwui_name() == name) else {
+            // Android 6 previews called the RenderThread type "Slow draw".
+            let found = JankType::ALL.into_iter().find(|t| t.hwui_name() == name);
+            let Some(t) = found.or((name == "Slow draw").then_some(JankType::SlowRt)) else {
                 return false;
             };
             self.jank_types[t as usize] = num(value);

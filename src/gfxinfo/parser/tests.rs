@@ -405,6 +405,8 @@ fn summary_parser_ignores_unrelated_lines() {
     assert!(!s.absorb("Pipeline=Skia (OpenGL)"));
     assert!(!s.absorb("Number of things: 3"));
     assert!(!s.absorb("12th percentile: 3ms"));
+    assert!(s.absorb("  Number Slow draw: 4".trim()));
+    assert_eq!(s.jank_type(JankType::SlowRt), Some(4));
     assert!(s.absorb("Janky frames (legacy): 35 (18.62%)"));
     assert_eq!(s.janky_frames, None);
     assert_eq!(s.janky_frames_legacy, Some(35));
