@@ -2,8 +2,9 @@
 //! row numbers that survive pid/tid reuse, threads are associated with processes as soon as
 //! any event tells us how, and names come from the highest-priority source seen.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
+use super::args::ArgValue;
 use super::strings::StrId;
 use super::{ProcessRow, Store, ThreadRow, Upid, Utid};
 
@@ -31,6 +32,7 @@ pub struct ProcessTracker {
     pending_parent_assocs: Vec<(Utid, Upid)>,
     thread_name_priority: Vec<ThreadNamePriority>,
     process_name_priority: Vec<ProcessNamePriority>,
+    process_args: BTreeMap<Upid, Vec<(StrId, ArgValue)>>,
     pub machine_id: Option<u32>,
 }
 
@@ -312,6 +314,7 @@ impl ProcessTracker {
         self.pids.get(&pid).copied()
     }
 
+    #[allow(clippy::too_many_arguments)] // mirrors trace_processor's signature
     fn start_new_process_internal(
         &mut self,
         store: &mut Store,
@@ -390,17 +393,52 @@ impl ProcessTracker {
         }
     }
 
+    /// Name and cmdline from a /proc scan. An empty (`None`) name leaves the name alone;
+    /// the cmdline is always replaced.
     pub fn set_process_metadata(
         &mut self,
         store: &mut Store,
         upid: Upid,
-        name: &str,
-        cmdline: &str,
+        name: Option<StrId>,
+        cmdline: Option<StrId>,
     ) {
-        let name_id = store.intern(name);
-        self.update_process_name(store, upid, Some(name_id), ProcessNamePriority::System);
-        let c = store.intern(cmdline);
-        store.processes[upid as usize].cmdline = Some(c);
+        self.update_process_name(store, upid, name, ProcessNamePriority::System);
+        store.processes[upid as usize].cmdline = cmdline;
+    }
+
+    /// Queues an arg for the process's `arg_set_id` (written by [`Self::flush_args`] at
+    /// the end of the trace; a later value for the same key wins).
+    pub fn add_process_arg(&mut self, upid: Upid, key: StrId, value: ArgValue) {
+        let args = self.process_args.entry(upid).or_default();
+        match args.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => args.push((key, value)),
+        }
+    }
+
+    /// Writes queued process args into arg sets, keeping args the process already had.
+    pub fn flush_args(&mut self, store: &mut Store) {
+        for (upid, args) in std::mem::take(&mut self.process_args) {
+            let Some(row) = store.processes.get(upid as usize) else {
+                continue;
+            };
+            let mut set: Vec<(StrId, ArgValue)> = match row.arg_set_id {
+                Some(id) => store
+                    .args
+                    .set(id)
+                    .iter()
+                    .map(|a| (a.key, a.value.clone()))
+                    .collect(),
+                None => Vec::new(),
+            };
+            for (key, value) in args {
+                match set.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => slot.1 = value,
+                    None => set.push((key, value)),
+                }
+            }
+            store.processes[upid as usize].arg_set_id = store.args.insert_set(set);
+        }
     }
 
     pub fn set_process_uid(&mut self, store: &mut Store, upid: Upid, uid: i64) {
