@@ -31,7 +31,7 @@ impl Default for ExportOptions {
     }
 }
 
-fn opt_str<'a>(s: &'a Store, id: Option<super::strings::StrId>) -> Option<&'a str> {
+fn opt_str(s: &Store, id: Option<super::strings::StrId>) -> Option<&str> {
     id.map(|i| s.strings.get(i))
 }
 
