@@ -3,10 +3,45 @@
 //! any event tells us how, and names come from the highest-priority source seen.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::args::ArgValue;
 use super::strings::StrId;
 use super::{ProcessRow, Store, ThreadRow, Upid, Utid};
+
+/// A multiplicative hasher for integer ids: tid lookups run for every sched_switch, and
+/// SipHash's DoS resistance buys nothing for ids read from a local file.
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl IdHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(b as u64);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.add(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ThreadNamePriority {
@@ -24,10 +59,10 @@ pub enum ProcessNamePriority {
 
 #[derive(Default)]
 pub struct ProcessTracker {
-    pids: HashMap<i64, Upid>,
-    tids: HashMap<i64, Vec<Utid>>,
-    live_tid: HashMap<i64, Utid>,
-    process_threads: HashMap<Upid, Vec<Utid>>,
+    pids: IdMap<i64, Upid>,
+    tids: IdMap<i64, Vec<Utid>>,
+    live_tid: IdMap<i64, Utid>,
+    process_threads: IdMap<Upid, Vec<Utid>>,
     pending_assocs: Vec<(Utid, Utid)>,
     pending_parent_assocs: Vec<(Utid, Upid)>,
     thread_name_priority: Vec<ThreadNamePriority>,
