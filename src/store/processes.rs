@@ -587,3 +587,107 @@ impl ProcessTracker {
         store.threads[utid as usize].is_main_thread = Some(is_main);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (Store, ProcessTracker) {
+        let mut store = Store::default();
+        let mut t = ProcessTracker::new(&mut store);
+        t.set_pid_zero_is_swapper(&mut store);
+        (store, t)
+    }
+
+    #[test]
+    fn freed_tid_is_reused_as_a_new_thread() {
+        let (mut s, mut t) = setup();
+        let old = t.update_thread(&mut s, 11, 10);
+        assert_eq!(t.get_or_create_thread(&mut s, 11), old);
+        t.end_thread(&mut s, 50, 11);
+        assert_eq!(s.threads[old as usize].end_ts, Some(50));
+        let new = t.get_or_create_thread(&mut s, 11);
+        assert_ne!(new, old);
+        assert_eq!(s.threads[new as usize].upid, None);
+        // The process lives on: only its main thread's free ends it.
+        let upid = s.threads[old as usize].upid.unwrap();
+        assert_eq!(s.processes[upid as usize].end_ts, None);
+        t.end_thread(&mut s, 60, 10);
+        assert_eq!(s.processes[upid as usize].end_ts, Some(60));
+    }
+
+    #[test]
+    fn reused_pid_starts_a_new_process_and_hides_old_threads() {
+        let (mut s, mut t) = setup();
+        let old_thread = t.update_thread(&mut s, 21, 20);
+        let old_upid = s.threads[old_thread as usize].upid.unwrap();
+        let new_upid = t.start_new_process(
+            &mut s,
+            Some(100),
+            None,
+            20,
+            None,
+            ThreadNamePriority::Ftrace,
+        );
+        assert_ne!(new_upid, old_upid);
+        // The old process's thread 21 is dead: a bare lookup makes a new thread.
+        assert_ne!(t.get_or_create_thread(&mut s, 21), old_thread);
+        let main = t.get_or_create_thread(&mut s, 20);
+        assert_eq!(s.threads[main as usize].upid, Some(new_upid));
+        assert_eq!(s.threads[main as usize].start_ts, Some(100));
+    }
+
+    #[test]
+    fn same_tid_in_two_processes_resolves_by_pid() {
+        let (mut s, mut t) = setup();
+        let a = t.update_thread(&mut s, 31, 30);
+        let b = t.start_new_thread_at(&mut s, None, 31);
+        let up40 = t.get_or_create_process(&mut s, 40);
+        let b2 = t.get_or_create_thread_with_parent(&mut s, 31, up40, true);
+        assert_eq!(b, b2);
+        assert_eq!(t.get_thread_or_null(&s, 31, Some(30)), Some(a));
+        assert_eq!(t.get_thread_or_null(&s, 31, Some(40)), Some(b));
+    }
+
+    #[test]
+    fn pending_thread_associations_resolve_transitively() {
+        let (mut s, mut t) = setup();
+        let a = t.get_or_create_thread(&mut s, 51);
+        let b = t.get_or_create_thread(&mut s, 52);
+        let c = t.get_or_create_thread(&mut s, 50);
+        assert!(t.associate_threads(&mut s, a, b, true));
+        assert!(t.associate_threads(&mut s, b, c, true));
+        let main = t.update_thread(&mut s, 50, 50);
+        assert_eq!(main, c);
+        let upid = s.threads[c as usize].upid;
+        assert!(upid.is_some());
+        assert_eq!(s.threads[a as usize].upid, upid);
+        assert_eq!(s.threads[b as usize].upid, upid);
+        assert_eq!(s.threads[c as usize].is_main_thread, Some(true));
+        assert_eq!(s.threads[a as usize].is_main_thread, Some(false));
+    }
+
+    #[test]
+    fn thread_names_follow_priority() {
+        let (mut s, mut t) = setup();
+        let u = t.get_or_create_thread(&mut s, 5);
+        let (ftrace1, tree, ftrace2) = (s.intern("f1"), s.intern("tree"), s.intern("f2"));
+        t.update_thread_name(&mut s, u, Some(ftrace1), ThreadNamePriority::Ftrace);
+        t.update_thread_name(&mut s, u, Some(ftrace2), ThreadNamePriority::Ftrace);
+        assert_eq!(s.threads[u as usize].name, Some(ftrace2));
+        t.update_thread_name(&mut s, u, Some(tree), ThreadNamePriority::ProcessTree);
+        t.update_thread_name(&mut s, u, Some(ftrace1), ThreadNamePriority::Ftrace);
+        assert_eq!(s.threads[u as usize].name, Some(tree));
+        // "No name" never clears one.
+        t.update_thread_name(&mut s, u, None, ThreadNamePriority::ProcessTree);
+        assert_eq!(s.threads[u as usize].name, Some(tree));
+    }
+
+    #[test]
+    fn swapper_is_utid_zero() {
+        let (mut s, mut t) = setup();
+        assert_eq!(t.get_or_create_thread(&mut s, 0), 0);
+        assert_eq!(s.opt_str(s.threads[0].name), Some("swapper"));
+        assert_eq!(t.get_or_create_process(&mut s, 0), 0);
+    }
+}

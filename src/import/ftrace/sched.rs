@@ -462,3 +462,254 @@ impl SchedParser {
 
     pub fn finish(&mut self, _ctx: &mut Ctx) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn varint(out: &mut Vec<u8>, mut v: u64) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(b);
+                return;
+            }
+            out.push(b | 0x80);
+        }
+    }
+    fn int(out: &mut Vec<u8>, field: u32, v: i64) {
+        varint(out, (field as u64) << 3);
+        varint(out, v as u64);
+    }
+    fn bytes(out: &mut Vec<u8>, field: u32, b: &[u8]) {
+        varint(out, ((field as u64) << 3) | 2);
+        varint(out, b.len() as u64);
+        out.extend_from_slice(b);
+    }
+
+    fn switch(prev: (&str, i64, i64), next: (&str, i64)) -> Vec<u8> {
+        let mut e = Vec::new();
+        bytes(&mut e, 1, prev.0.as_bytes());
+        int(&mut e, 2, prev.1);
+        int(&mut e, 3, 120);
+        int(&mut e, 4, prev.2);
+        bytes(&mut e, 5, next.0.as_bytes());
+        int(&mut e, 6, next.1);
+        int(&mut e, 7, 120);
+        e
+    }
+
+    fn compact(ctx: &mut Ctx, prev_state: i64, next_pid: i32, comm: &str) -> CompactSwitch {
+        CompactSwitch {
+            prev_state,
+            next_pid,
+            next_prio: 120,
+            next_comm: ctx.store.intern(comm),
+        }
+    }
+
+    fn end_state(ctx: &Ctx, i: usize) -> Option<&str> {
+        ctx.store.opt_str(ctx.store.sched[i].end_state)
+    }
+
+    fn tid_of(ctx: &Ctx, i: usize) -> i64 {
+        ctx.store.threads[ctx.store.sched[i].utid as usize].tid
+    }
+
+    #[test]
+    fn regular_switch_closes_pending_slice_with_end_state() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        p.sched_switch(&mut ctx, 10, 0, &switch(("a", 1, 0), ("b", 2)));
+        p.sched_switch(&mut ctx, 25, 0, &switch(("b", 2, 1), ("a", 1)));
+        p.sched_switch(&mut ctx, 30, 1, &switch(("c", 3, 0), ("d", 4)));
+        let s = &ctx.store.sched;
+        assert_eq!(s.len(), 3);
+        assert_eq!((s[0].ts, s[0].dur, tid_of(&ctx, 0)), (10, 15, 2));
+        assert_eq!(end_state(&ctx, 0), Some("S"));
+        // The last slice on each CPU stays open.
+        assert_eq!((s[1].dur, end_state(&ctx, 1)), (-1, None));
+        assert_eq!((s[2].dur, end_state(&ctx, 2)), (-1, None));
+    }
+
+    #[test]
+    fn mismatched_prev_pid_leaves_slice_open() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        p.sched_switch(&mut ctx, 10, 0, &switch(("a", 1, 0), ("b", 2)));
+        p.sched_switch(&mut ctx, 20, 0, &switch(("x", 9, 0), ("c", 3)));
+        assert_eq!(ctx.store.sched[0].dur, -1);
+        assert_eq!(ctx.store.sched.len(), 2);
+        assert_eq!(ctx.store.stat_value("mismatched_sched_switch_tids"), 1);
+    }
+
+    #[test]
+    fn thread_names_come_from_comms() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        p.sched_switch(&mut ctx, 10, 0, &switch(("init", 1, 0), ("worker", 2)));
+        let names: Vec<_> = ctx
+            .store
+            .threads
+            .iter()
+            .map(|t| (t.tid, ctx.store.opt_str(t.name).map(str::to_string)))
+            .collect();
+        assert!(names.contains(&(2, Some("worker".into()))));
+        assert!(names.contains(&(1, Some("init".into()))));
+    }
+
+    #[test]
+    fn end_state_depends_on_kernel_version() {
+        for (version, expected) in [(None, "W"), (Some((5, 10)), "R+")] {
+            let mut ctx = Ctx::new();
+            let mut p = SchedParser::default();
+            p.set_kernel_version(version);
+            p.sched_switch(&mut ctx, 10, 0, &switch(("a", 1, 0), ("b", 2)));
+            p.sched_switch(&mut ctx, 20, 0, &switch(("b", 2, 0x100), ("a", 1)));
+            assert_eq!(end_state(&ctx, 0), Some(expected));
+        }
+    }
+
+    #[test]
+    fn first_compact_switch_per_cpu_only_primes_state() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        let e = compact(&mut ctx, 0, 5, "five");
+        p.compact_switch(&mut ctx, 100, 2, &e, false);
+        assert!(ctx.store.sched.is_empty());
+        assert_eq!(ctx.store.stat_value("compact_sched_switch_skipped"), 1);
+
+        let e = compact(&mut ctx, 1, 6, "six");
+        p.compact_switch(&mut ctx, 150, 2, &e, false);
+        let e = compact(&mut ctx, 2, 7, "seven");
+        p.compact_switch(&mut ctx, 180, 2, &e, false);
+        assert_eq!(ctx.store.sched.len(), 2);
+        assert_eq!((ctx.store.sched[0].ts, ctx.store.sched[0].dur), (150, 30));
+        assert_eq!(tid_of(&ctx, 0), 6);
+        assert_eq!(end_state(&ctx, 0), Some("D"));
+        // Another CPU is primed separately.
+        let e = compact(&mut ctx, 0, 8, "eight");
+        p.compact_switch(&mut ctx, 190, 3, &e, false);
+        assert_eq!(ctx.store.sched.len(), 2);
+        assert_eq!(ctx.store.stat_value("compact_sched_switch_skipped"), 2);
+    }
+
+    #[test]
+    fn raw_only_compact_switch_advances_state_without_slices() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        for (ts, pid) in [(10, 1), (20, 2)] {
+            let e = compact(&mut ctx, 0, pid, "t");
+            p.compact_switch(&mut ctx, ts, 0, &e, true);
+        }
+        assert!(ctx.store.sched.is_empty());
+        // Primed by the raw-only records: the next switch makes a slice at once.
+        let e = compact(&mut ctx, 0, 3, "t");
+        p.compact_switch(&mut ctx, 30, 0, &e, false);
+        assert_eq!(ctx.store.sched.len(), 1);
+        assert_eq!(tid_of(&ctx, 0), 3);
+    }
+
+    #[test]
+    fn compact_waking_before_any_switch_is_skipped() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        let w = CompactWaking {
+            pid: 42,
+            target_cpu: 0,
+            prio: 120,
+            comm: ctx.store.intern("w"),
+            common_flags: 0,
+        };
+        p.compact_waking(&mut ctx, 5, 0, &w, false);
+        assert_eq!(ctx.store.stat_value("compact_sched_waking_skipped"), 1);
+        assert!(!ctx.store.threads.iter().any(|t| t.tid == 42));
+        let e = compact(&mut ctx, 0, 1, "t");
+        p.compact_switch(&mut ctx, 6, 0, &e, false);
+        p.compact_waking(&mut ctx, 7, 0, &w, false);
+        assert!(ctx.store.threads.iter().any(|t| t.tid == 42));
+    }
+
+    fn newtask(pid: i64, comm: &str, flags: u64) -> Vec<u8> {
+        let mut e = Vec::new();
+        int(&mut e, 1, pid);
+        bytes(&mut e, 2, comm.as_bytes());
+        int(&mut e, 3, flags as i64);
+        e
+    }
+
+    #[test]
+    fn newtask_fork_vs_thread_and_swapper() {
+        let mut ctx = Ctx::new();
+        ctx.procs.set_pid_zero_is_swapper(&mut ctx.store);
+        let mut p = SchedParser::default();
+        // init creating the idle task: ignored.
+        p.task_newtask(&mut ctx, 1, 1, &newtask(0, "swapper/0", 0x100));
+        // A fork: new process 20 whose parent is 10's process.
+        ctx.procs.update_thread(&mut ctx.store, 10, 10);
+        p.task_newtask(&mut ctx, 5, 10, &newtask(20, "child", 0));
+        // A thread of the child.
+        p.task_newtask(&mut ctx, 6, 20, &newtask(21, "child-t", CLONE_THREAD));
+        let s = &ctx.store;
+        assert_eq!(s.opt_str(s.threads[0].name), Some("swapper"));
+        assert_eq!(s.threads.iter().filter(|t| t.tid == 0).count(), 1);
+        let up = |pid: i64| s.processes.iter().position(|p| p.pid == pid).unwrap() as u32;
+        let child = &s.processes[up(20) as usize];
+        assert_eq!(child.parent_upid, Some(up(10)));
+        assert_eq!(child.start_ts, Some(5));
+        assert_eq!(s.opt_str(child.name), Some("child"));
+        let t21 = s.threads.iter().find(|t| t.tid == 21).unwrap();
+        assert_eq!((t21.upid, t21.is_main_thread), (Some(up(20)), Some(false)));
+        assert_eq!(s.opt_str(t21.name), Some("child-t"));
+    }
+
+    #[test]
+    fn rename_of_main_thread_renames_process() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        ctx.procs.update_thread(&mut ctx.store, 30, 30);
+        ctx.procs.update_thread(&mut ctx.store, 31, 30);
+        let mut e = Vec::new();
+        int(&mut e, 1, 30);
+        bytes(&mut e, 3, b"main");
+        p.task_rename(&mut ctx, 1, &e);
+        let mut e = Vec::new();
+        int(&mut e, 1, 31);
+        bytes(&mut e, 3, b"worker");
+        p.task_rename(&mut ctx, 2, &e);
+        let s = &ctx.store;
+        let proc30 = s.processes.iter().find(|p| p.pid == 30).unwrap();
+        assert_eq!(s.opt_str(proc30.name), Some("main"));
+    }
+
+    #[test]
+    fn cpu_counter_tracks_named_and_typed() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        let mut e = Vec::new();
+        int(&mut e, 1, 500_000);
+        int(&mut e, 2, 2_000_000);
+        int(&mut e, 3, 6);
+        p.cpu_frequency_limits(&mut ctx, 10, &e);
+        p.cpu_frequency_limits(&mut ctx, 20, &e);
+        let s = &ctx.store;
+        let names: Vec<_> = s
+            .tracks
+            .iter()
+            .map(|t| (s.opt_str(t.name).unwrap(), s.str(t.kind)))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("Cpu 6 Max Freq Limit", "cpu_max_frequency_limit"),
+                ("Cpu 6 Min Freq Limit", "cpu_min_frequency_limit")
+            ]
+        );
+        assert_eq!(s.counters.len(), 4);
+        assert_eq!(
+            (s.counters[1].track_id, s.counters[1].value),
+            (1, 500_000.0)
+        );
+    }
+}
