@@ -161,6 +161,22 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                     r.cpu
                 ])?;
             }
+            let mut st = conn.prepare(
+                "INSERT INTO __intrinsic_thread_state(id,ts,dur,utid,state,waker_utid,waker_id,irq_context,ucpu) VALUES (?,?,?,?,?,?,?,?,?)",
+            )?;
+            for (i, r) in s.thread_states.iter().enumerate() {
+                st.execute(params![
+                    i as i64,
+                    r.ts,
+                    r.dur,
+                    r.utid,
+                    opt_str(s, r.state()),
+                    r.waker_utid(),
+                    r.waker_id(),
+                    r.irq_context(),
+                    r.cpu()
+                ])?;
+            }
         }
         let mut st = conn.prepare(
             "INSERT INTO __intrinsic_args(id,arg_set_id,flat_key,key,int_value,string_value,real_value,value_type) VALUES (?,?,?,?,?,?,?,?)",

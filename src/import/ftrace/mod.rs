@@ -4,6 +4,7 @@
 pub mod atrace;
 pub mod sched;
 pub mod task_state;
+pub mod thread_state;
 
 use super::Ctx;
 use crate::store::{Severity, Store};

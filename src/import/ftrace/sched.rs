@@ -6,6 +6,7 @@
 //! per CPU, closed by the next switch on that CPU; the last one keeps dur -1.
 
 use super::task_state::{self, KernelVersion};
+use super::thread_state::ThreadStateTracker;
 use crate::import::Ctx;
 use crate::store::processes::ThreadNamePriority;
 use crate::store::strings::StrId;
@@ -87,6 +88,8 @@ pub struct SchedParser {
     end_states: Vec<u32>,
     cpu_tracks: Vec<[Option<TrackId>; CPU_COUNTER_KINDS]>,
     gpus: Vec<u32>,
+    /// Created on first use (it interns its state names).
+    thread_states: Option<ThreadStateTracker>,
 }
 
 /// Reads the fields of a small ftrace event into slots by field number; absent fields read
@@ -125,6 +128,11 @@ impl SchedParser {
             self.kernel = version;
             self.end_states.clear();
         }
+    }
+
+    fn thread_states(&mut self, store: &mut Store) -> &mut ThreadStateTracker {
+        self.thread_states
+            .get_or_insert_with(|| ThreadStateTracker::new(store))
     }
 
     fn pending_for(&mut self, cpu: u32) -> &mut PendingSched {
@@ -216,6 +224,8 @@ impl SchedParser {
             last_pid: next_pid,
             last_utid: Some(next_utid),
         };
+        self.thread_states(store)
+            .sched_switch(store, ts, cpu, prev_utid, end_state, next_utid);
     }
 
     /// A compact_sched switch carries no prev_* fields: they are inferred from the previous
@@ -238,7 +248,7 @@ impl SchedParser {
             .update_thread_name(store, next_utid, next_name, ThreadNamePriority::Ftrace);
 
         let pending = *self.pending_for(cpu);
-        if pending.last_utid.is_none() {
+        let Some(prev_utid) = pending.last_utid else {
             store.stat(
                 "compact_sched_switch_skipped",
                 Severity::Info,
@@ -250,7 +260,7 @@ impl SchedParser {
                 last_utid: Some(next_utid),
             };
             return;
-        }
+        };
         let end_state = self.end_state(store, e.prev_state);
         if let Some(idx) = pending.slice {
             Self::close_slice(store, idx, ts, end_state);
@@ -266,6 +276,10 @@ impl SchedParser {
             last_pid: next_pid,
             last_utid: Some(next_utid),
         };
+        if !raw_only {
+            self.thread_states(store)
+                .sched_switch(store, ts, cpu, prev_utid, end_state, next_utid);
+        }
     }
 
     /// The waker is whatever last ran on the CPU, so wakings before the first switch on a
@@ -273,34 +287,40 @@ impl SchedParser {
     pub fn compact_waking(
         &mut self,
         ctx: &mut Ctx,
-        _ts: i64,
+        ts: i64,
         cpu: u32,
         e: &CompactWaking,
         raw_only: bool,
     ) {
-        if self.pending_for(cpu).last_utid.is_none() {
+        let Some(waker) = self.pending_for(cpu).last_utid else {
             ctx.store.stat(
                 "compact_sched_waking_skipped",
                 Severity::Info,
                 "A compact sched_waking arrived before any sched_switch on its CPU and was dropped.",
             );
             return;
-        }
+        };
         if raw_only {
             return;
         }
-        ctx.procs
-            .get_or_create_thread(&mut ctx.store, e.pid as u32 as i64);
+        let store = &mut ctx.store;
+        let wakee = ctx.procs.get_or_create_thread(store, e.pid as u32 as i64);
+        // common_flags is 16 bits wide in the kernel.
+        let flags = e.common_flags & 0xffff;
+        self.thread_states(store)
+            .waking(store, ts, wakee, waker, Some(flags));
     }
 
-    pub fn sched_waking(&mut self, ctx: &mut Ctx, _ts: i64, pid: i64, data: &[u8]) {
+    pub fn sched_waking(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, data: &[u8]) {
         let f = decode::<3>(data);
         let store = &mut ctx.store;
         let name = name_id(store, &f[1]);
         let wakee = ctx.procs.get_or_create_thread(store, pid_of(&f[2]));
         ctx.procs
             .update_thread_name(store, wakee, name, ThreadNamePriority::Ftrace);
-        ctx.procs.get_or_create_thread(store, pid);
+        let waker = ctx.procs.get_or_create_thread(store, pid);
+        self.thread_states(store)
+            .waking(store, ts, wakee, waker, None);
     }
 
     /// trace_processor only records sched_wakeup / sched_wakeup_new in its raw table (which
@@ -339,8 +359,10 @@ impl SchedParser {
                 ThreadNamePriority::Ftrace,
             );
             let source_utid = procs.get_or_create_thread(store, source_tid);
-            procs.get_or_create_thread(store, new_tid);
+            let new_utid = procs.get_or_create_thread(store, new_tid);
             procs.associate_created_process_to_parent_thread(store, upid, source_utid);
+            self.thread_states(store)
+                .new_task(store, ts, new_utid, source_utid);
             return;
         }
         let source_utid = procs.get_or_create_thread(store, source_tid);
@@ -353,6 +375,8 @@ impl SchedParser {
                 "Two threads said to share a process were already in different processes.",
             );
         }
+        self.thread_states(store)
+            .new_task(store, ts, new_utid, source_utid);
     }
 
     pub fn task_rename(&mut self, ctx: &mut Ctx, _ts: i64, data: &[u8]) {
