@@ -7,6 +7,7 @@ pub mod gfxinfo;
 pub mod import;
 pub mod report;
 pub mod store;
+pub mod synth;
 pub mod trace;
 
 /// Types generated from `proto/perfetto_subset.proto` (field numbers identical to Perfetto's).

@@ -1,6 +1,7 @@
 //! Command-line interface: one module per command. Nothing below this module knows about
 //! the command line.
 
+pub mod analyze;
 pub mod export;
 pub mod gfxinfo;
 pub mod output;
@@ -23,6 +24,10 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
+    /// Frames and jank per app and layer: counts, jank by cause, durations, blame.
+    Analyze(analyze::AnalyzeArgs),
+    /// One row per frame (with --janky, only the janky ones).
+    Frames(analyze::FramesArgs),
     /// Run SQL over the trace's tables (named and shaped like Perfetto trace_processor's).
     Query(query::QueryArgs),
     /// Write the loaded tables to a SQLite file (for sqlite3, DuckDB, Datasette).
@@ -37,10 +42,13 @@ pub const EXIT_ERROR: u8 = 2;
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Analyze(a) => analyze::run(a),
+        Command::Frames(a) => analyze::run_frames(a),
         Command::Query(a) => query::run(a),
         Command::Export(a) => export::run(a),
         Command::Gfxinfo(a) => gfxinfo::run(a),
     };
+    report_peak_rss();
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -54,5 +62,22 @@ pub fn main() -> ExitCode {
 pub fn report_warnings(path: &std::path::Path, warnings: &[String]) {
     for w in warnings {
         eprintln!("warning: {}: {w}", path.display());
+    }
+}
+
+/// For the benchmark: prints the process's peak resident set size when asked to.
+fn report_peak_rss() {
+    if std::env::var_os("FRAMEPROBE_REPORT_PEAK_RSS").is_none() {
+        return;
+    }
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+        if let Some(l) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+            let kib = l
+                .trim_start_matches("VmHWM:")
+                .trim()
+                .trim_end_matches("kB")
+                .trim();
+            eprintln!("peak_rss_kib={kib}");
+        }
     }
 }

@@ -1,11 +1,347 @@
-//! FrameTracer GraphicsFrameEvent buffer events (TracePacket field 57).
+//! FrameTracer GraphicsFrameEvent buffer events (TracePacket field 57), imported as
+//! trace_processor does: a zero-duration slice per event on "Buffer: <id> <layer>", and the
+//! phases rebuilt per buffer id + layer: APP_ (Dequeue→Queue), GPU_ (Queue→AcquireFence),
+//! SF_ (Latch→PresentFence) and Display_<layer> (present→next present).
+
+use std::collections::HashMap;
+
+use prost::Message;
 
 use super::Ctx;
+use crate::protos::GraphicsFrameEvent;
+use crate::store::args::{ArgValue, ArgsBuilder};
+use crate::store::slices::SliceTracker;
+use crate::store::strings::StrId;
+use crate::store::tracks::TrackSpec;
+use crate::store::{EventType, FrameSliceRow, Severity, SliceId, TrackId, TrackScope};
+
+const KIND: &str = "graphics_frame_event";
+const PARSER_ERROR: &str = "graphics_frame_event_parser_errors";
+const PARSER_ERROR_DESC: &str =
+    "GraphicsFrameEvent buffer events without a buffer id, or of a type without a phase.";
+
+mod ev {
+    pub const DEQUEUE: i32 = 1;
+    pub const QUEUE: i32 = 2;
+    pub const ACQUIRE_FENCE: i32 = 4;
+    pub const LATCH: i32 = 5;
+    pub const PRESENT_FENCE: i32 = 8;
+}
+
+const EVENT_NAMES: [&str; 14] = [
+    "unspecified_event",
+    "Dequeue",
+    "Queue",
+    "Post",
+    "AcquireFenceSignaled",
+    "Latch",
+    "HWCCompositionQueued",
+    "FallbackComposition",
+    "PresentFenceSignaled",
+    "ReleaseFenceSignaled",
+    "Modify",
+    "Detach",
+    "Attach",
+    "Cancel",
+];
+
+/// Per buffer+layer timestamps used for the latency args of each raw event.
+#[derive(Default)]
+struct BufferTimes {
+    queue_ts: i64,
+    acquire_ts: i64,
+    latch_ts: i64,
+}
+
+/// The open phase of a buffer+layer.
+#[derive(Clone, Copy)]
+enum Phase {
+    None,
+    Dequeued { slice: SliceId, ts: i64 },
+    Queued { track: TrackId },
+    Latched { track: TrackId },
+}
+
+struct PhaseState {
+    phase: Phase,
+    last_acquire_ts: Option<i64>,
+}
 
 #[derive(Default)]
-pub struct GraphicsFrameImporter {}
+pub struct GraphicsFrameImporter {
+    buffers: HashMap<StrId, BufferTimes>,
+    phases: HashMap<StrId, PhaseState>,
+    /// Display_ track of each layer once it has presented.
+    display: HashMap<StrId, TrackId>,
+}
+
+struct Event<'a> {
+    ts: i64,
+    kind: i32,
+    has_kind: bool,
+    buffer_id: u32,
+    frame_number: u32,
+    layer: &'a str,
+    layer_id: StrId,
+    key: StrId,
+    duration: i64,
+    machine_id: Option<u32>,
+}
 
 impl GraphicsFrameImporter {
-    pub fn event(&mut self, _ctx: &mut Ctx, _ts: i64, _data: &[u8], _machine_id: Option<u32>) {}
+    pub fn event(&mut self, ctx: &mut Ctx, ts: i64, data: &[u8], machine_id: Option<u32>) {
+        let Ok(frame) = GraphicsFrameEvent::decode(data) else {
+            ctx.store
+                .stat(PARSER_ERROR, Severity::Error, PARSER_ERROR_DESC);
+            return;
+        };
+        let Some(b) = frame.buffer_event else { return };
+        let Some(buffer_id) = b.buffer_id else {
+            ctx.store
+                .stat(PARSER_ERROR, Severity::Error, PARSER_ERROR_DESC);
+            return;
+        };
+        let layer = b.layer_name.as_deref().unwrap_or("");
+        let (layer_id, key) = match &b.layer_name {
+            Some(l) => (
+                ctx.store.intern(l),
+                ctx.store.intern(&format!("{buffer_id}{l}")),
+            ),
+            None => (
+                ctx.store.intern("no_layer_name"),
+                ctx.store.intern(&buffer_id.to_string()),
+            ),
+        };
+        let e = Event {
+            ts,
+            kind: b.r#type.unwrap_or(0),
+            has_kind: b.r#type.is_some(),
+            buffer_id,
+            frame_number: b.frame_number.unwrap_or(0),
+            layer,
+            layer_id,
+            key,
+            duration: b.duration_ns.map(|d| d as i64).unwrap_or(0),
+            machine_id,
+        };
+        self.buffer_event(ctx, &e);
+        self.phase_event(ctx, &e);
+    }
+
+    fn track(ctx: &mut Ctx, name: &str, machine_id: Option<u32>) -> TrackId {
+        let name = ctx.store.intern(name);
+        let spec = TrackSpec::new(KIND, EventType::Slice, TrackScope::Global)
+            .name_dimension(name)
+            .machine(machine_id);
+        ctx.tracks.intern(&mut ctx.store, spec)
+    }
+
+    fn buffer_event(&mut self, ctx: &mut Ctx, e: &Event<'_>) {
+        let t = self.buffers.entry(e.key).or_default();
+        match e.kind {
+            ev::DEQUEUE => {}
+            ev::ACQUIRE_FENCE => t.acquire_ts = e.ts,
+            ev::QUEUE => t.queue_ts = e.ts,
+            ev::LATCH => t.latch_ts = e.ts,
+            _ => ctx
+                .store
+                .stat(PARSER_ERROR, Severity::Error, PARSER_ERROR_DESC),
+        }
+        let queue_to_acquire = (t.acquire_ts - t.queue_ts).max(0);
+        let acquire_to_latch = t.latch_ts - t.acquire_ts;
+        let latch_to_present = e.ts - t.latch_ts;
+        let name = match usize::try_from(e.kind)
+            .ok()
+            .and_then(|k| EVENT_NAMES.get(k))
+        {
+            Some(n) if e.has_kind => *n,
+            _ => "unknown_event",
+        };
+        let track = Self::track(
+            ctx,
+            &format!("Buffer: {} {}", e.buffer_id, e.layer),
+            e.machine_id,
+        );
+        let s = &mut ctx.store;
+        let mut a = ArgsBuilder::default();
+        a.add(
+            s.intern("frame_number"),
+            ArgValue::Int(e.frame_number as i64),
+        )
+        .add(s.intern("layer_name"), ArgValue::Str(e.layer_id))
+        .add(
+            s.intern("queue_to_acquire_time"),
+            ArgValue::Int(queue_to_acquire),
+        )
+        .add(
+            s.intern("acquire_to_latch_time"),
+            ArgValue::Int(acquire_to_latch),
+        )
+        .add(
+            s.intern("latch_to_present_time"),
+            ArgValue::Int(latch_to_present),
+        );
+        let args = s.args.insert_set(a.args);
+        let name = Some(s.intern(name));
+        if let Some(id) =
+            ctx.slices
+                .scoped(&mut ctx.store, e.ts, track, None, name, e.duration, args)
+        {
+            ctx.store.frame_slices.push(FrameSliceRow {
+                slice_id: id,
+                layer_name: Some(e.layer_id),
+                frame_number: Some(e.frame_number as i64),
+                queue_to_acquire_time: Some(queue_to_acquire),
+                acquire_to_latch_time: Some(acquire_to_latch),
+                latch_to_present_time: Some(latch_to_present),
+            });
+        }
+    }
+
+    /// Opens a phase slice named after the frame number (or the timestamp for frame 0).
+    fn phase_slice(&self, ctx: &mut Ctx, e: &Event<'_>, track: TrackId) -> Option<SliceId> {
+        let name = if e.frame_number != 0 {
+            e.frame_number.to_string()
+        } else {
+            e.ts.to_string()
+        };
+        let s = &mut ctx.store;
+        let name = Some(s.intern(&name));
+        let mut a = ArgsBuilder::default();
+        a.add(
+            s.intern("frame_number"),
+            ArgValue::Int(e.frame_number as i64),
+        )
+        .add(s.intern("layer_name"), ArgValue::Str(e.layer_id));
+        let args = s.args.insert_set(a.args);
+        let id = ctx
+            .slices
+            .begin(&mut ctx.store, e.ts, track, None, name, args)?;
+        ctx.store.frame_slices.push(FrameSliceRow {
+            slice_id: id,
+            layer_name: Some(e.layer_id),
+            frame_number: Some(e.frame_number as i64),
+            ..Default::default()
+        });
+        Some(id)
+    }
+
+    /// Renames an APP_ phase whose Queue never came to "0" with frame number 0.
+    fn abandon_dequeue(ctx: &mut Ctx, slice: SliceId) {
+        let zero = ctx.store.intern("0");
+        ctx.store.slices[slice as usize].name = Some(zero);
+        let track = ctx.store.slices[slice as usize].track_id;
+        // Like trace_processor, the frame number goes on the innermost open slice of the track.
+        if let Some(top) = open_slice_on(ctx, track) {
+            let k = ctx.store.intern("frame_number");
+            SliceTracker::add_args(&mut ctx.store, top, vec![(k, ArgValue::Int(0))]);
+            set_frame_number(ctx, top, 0);
+        }
+    }
+
+    fn phase_event(&mut self, ctx: &mut Ctx, e: &Event<'_>) {
+        let st = self.phases.entry(e.key).or_insert(PhaseState {
+            phase: Phase::None,
+            last_acquire_ts: None,
+        });
+        match e.kind {
+            ev::DEQUEUE => {
+                if let Phase::Dequeued { slice, .. } = st.phase {
+                    Self::abandon_dequeue(ctx, slice);
+                    st.phase = Phase::None;
+                }
+                let track = Self::track(
+                    ctx,
+                    &format!("APP_{} {}", e.buffer_id, e.layer),
+                    e.machine_id,
+                );
+                let res = self.phase_slice(ctx, e, track);
+                if let Some(slice) = res {
+                    self.phases.get_mut(&e.key).unwrap().phase =
+                        Phase::Dequeued { slice, ts: e.ts };
+                }
+            }
+            ev::QUEUE => {
+                if let Phase::Dequeued {
+                    slice,
+                    ts: dequeue_ts,
+                } = st.phase
+                {
+                    let track = ctx.store.slices[slice as usize].track_id;
+                    if let Some(ended) = ctx.slices.end(&mut ctx.store, e.ts, track, None, None) {
+                        let k = ctx.store.intern("frame_number");
+                        let v = ArgValue::Int(e.frame_number as i64);
+                        SliceTracker::add_args(&mut ctx.store, ended, vec![(k, v)]);
+                        set_frame_number(ctx, ended, e.frame_number as i64);
+                    }
+                    let name = ctx.store.intern(&e.frame_number.to_string());
+                    ctx.store.slices[slice as usize].name = Some(name);
+                    // The acquire fence signalled before this queue: no GPU wait to show.
+                    if st.last_acquire_ts.is_some_and(|a| a > dequeue_ts) {
+                        st.phase = Phase::None;
+                        return;
+                    }
+                }
+                let track = Self::track(
+                    ctx,
+                    &format!("GPU_{} {}", e.buffer_id, e.layer),
+                    e.machine_id,
+                );
+                self.phase_slice(ctx, e, track);
+                self.phases.get_mut(&e.key).unwrap().phase = Phase::Queued { track };
+            }
+            ev::ACQUIRE_FENCE => {
+                if let Phase::Queued { track } = st.phase {
+                    ctx.slices.end(&mut ctx.store, e.ts, track, None, None);
+                    st.phase = Phase::None;
+                }
+                st.last_acquire_ts = Some(e.ts);
+            }
+            ev::LATCH => {
+                if let Phase::Dequeued { slice, .. } = st.phase {
+                    Self::abandon_dequeue(ctx, slice);
+                }
+                let track = Self::track(
+                    ctx,
+                    &format!("SF_{} {}", e.buffer_id, e.layer),
+                    e.machine_id,
+                );
+                self.phase_slice(ctx, e, track);
+                self.phases.get_mut(&e.key).unwrap().phase = Phase::Latched { track };
+            }
+            ev::PRESENT_FENCE => {
+                if let Phase::Latched { track } = st.phase {
+                    ctx.slices.end(&mut ctx.store, e.ts, track, None, None);
+                    st.phase = Phase::None;
+                }
+                // trace_processor ends the previous present of the layer on its Display_ track;
+                // for a layer's first present it looks up a default (zero) track id and so ends
+                // whatever is open on track 0. Mirrored so both tools build the same slices.
+                let prev = self.display.get(&e.layer_id).copied().unwrap_or(0);
+                ctx.slices.end(&mut ctx.store, e.ts, prev, None, None);
+                let track = Self::track(ctx, &format!("Display_{}", e.layer), e.machine_id);
+                self.phase_slice(ctx, e, track);
+                self.display.insert(e.layer_id, track);
+            }
+            _ => {}
+        }
+    }
+
     pub fn finish(&mut self, _ctx: &mut Ctx) {}
+}
+
+fn open_slice_on(ctx: &Ctx, track: TrackId) -> Option<SliceId> {
+    ctx.slices.innermost_open(&ctx.store, track)
+}
+
+fn set_frame_number(ctx: &mut Ctx, slice: SliceId, n: i64) {
+    if let Some(row) = ctx
+        .store
+        .frame_slices
+        .iter_mut()
+        .rev()
+        .find(|r| r.slice_id == slice)
+    {
+        row.frame_number = Some(n);
+    }
 }

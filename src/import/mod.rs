@@ -14,6 +14,7 @@ use std::time::Instant;
 use crate::protos;
 use crate::store::processes::ProcessTracker;
 use crate::store::slices::SliceTracker;
+use crate::store::track_compressor::TrackCompressor;
 use crate::store::tracks::TrackTracker;
 use crate::store::{MetaValue, Store};
 use crate::trace::fields as f;
@@ -125,6 +126,7 @@ pub struct Ctx {
     pub procs: ProcessTracker,
     pub tracks: TrackTracker,
     pub slices: SliceTracker,
+    pub compressor: TrackCompressor,
 }
 
 impl Ctx {
@@ -136,6 +138,7 @@ impl Ctx {
             procs,
             tracks: TrackTracker::default(),
             slices: SliceTracker::default(),
+            compressor: TrackCompressor::default(),
         }
     }
 }
@@ -307,6 +310,7 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     }
     tok.finish(&mut imp);
     imp.finish();
+    warnings.splice(0..0, std::mem::take(&mut tok.warnings));
     if progress && started.elapsed().as_millis() > 200 {
         eprint!("\r\x1b[K");
     }

@@ -59,19 +59,29 @@ type ArgKey = (StrId, (u8, u64));
 impl ArgTable {
     /// Stores a set and returns its id (the id of an identical earlier set when there is one).
     pub fn insert_set(&mut self, args: Vec<(StrId, ArgValue)>) -> Option<ArgSetId> {
+        self.insert_set_with_flat_keys(args.into_iter().map(|(k, v)| (k, k, v)).collect())
+    }
+
+    /// Like [`insert_set`](Self::insert_set) for args whose flat key differs from their key
+    /// (array elements: flat key `args`, key `args[0]`). Entries are (flat_key, key, value).
+    pub fn insert_set_with_flat_keys(
+        &mut self,
+        args: Vec<(StrId, StrId, ArgValue)>,
+    ) -> Option<ArgSetId> {
         if args.is_empty() {
             return None;
         }
-        let key: Vec<_> = args.iter().map(|(k, v)| (*k, v.hash_key())).collect();
+        // The flat key only differs for array elements, whose key is unique anyway.
+        let key: Vec<_> = args.iter().map(|(_, k, v)| (*k, v.hash_key())).collect();
         if let Some(&id) = self.dedup.get(&key) {
             return Some(id);
         }
         let id = self.sets.len() as u32;
         let start = self.args.len() as u32;
-        for (k, value) in args {
+        for (flat_key, key, value) in args {
             self.args.push(Arg {
-                flat_key: k,
-                key: k,
+                flat_key,
+                key,
                 value,
             });
         }

@@ -6,6 +6,7 @@ pub mod processes;
 pub mod slices;
 pub mod sqlite;
 pub mod strings;
+pub mod track_compressor;
 pub mod tracks;
 
 use std::collections::BTreeMap;
@@ -299,6 +300,30 @@ impl Store {
 
     pub fn set_metadata(&mut self, key: &str, value: MetaValue) {
         self.metadata.insert(key.to_string(), value);
+    }
+
+    /// First and last timestamp of the imported events (0, 0 for an empty trace).
+    pub fn bounds(&self) -> (i64, i64) {
+        let mut lo = i64::MAX;
+        let mut hi = i64::MIN;
+        let mut see = |start: i64, end: i64| {
+            lo = lo.min(start);
+            hi = hi.max(end.max(start));
+        };
+        for r in &self.slices {
+            see(r.ts, r.ts + r.dur.max(0));
+        }
+        for r in &self.sched {
+            see(r.ts, r.ts + r.dur.max(0));
+        }
+        for r in &self.counters {
+            see(r.ts, r.ts);
+        }
+        if lo > hi {
+            (0, 0)
+        } else {
+            (lo, hi)
+        }
     }
 
     pub fn metadata_int(&self, key: &str) -> Option<i64> {

@@ -230,3 +230,16 @@ impl SliceTracker {
         self.stacks.get(&track).and_then(|s| s.last().copied())
     }
 }
+
+impl SliceTracker {
+    /// The innermost slice of `track` that is still open (dur -1), as trace_processor's
+    /// AddArgs with no name/category finds it.
+    pub fn innermost_open(&self, store: &Store, track: TrackId) -> Option<SliceId> {
+        let stack = self.stacks.get(&track)?;
+        stack
+            .iter()
+            .rev()
+            .copied()
+            .find(|&s| store.slices[s as usize].dur == PENDING_DUR)
+    }
+}

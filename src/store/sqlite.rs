@@ -19,6 +19,8 @@ pub struct ExportOptions {
     pub sched: bool,
     pub counters: bool,
     pub slices: bool,
+    /// Only the slices the frame tables use (doFrame, DrawFrame, FrameTimeline), for analysis.
+    pub only_frame_slices: bool,
 }
 
 impl Default for ExportOptions {
@@ -27,8 +29,19 @@ impl Default for ExportOptions {
             sched: true,
             counters: true,
             slices: true,
+            only_frame_slices: false,
         }
     }
+}
+
+/// Slice names the frame tables need (a bitmap over string ids).
+fn frame_slice_names(s: &Store) -> Vec<bool> {
+    (0..s.strings.len())
+        .map(|i| {
+            let n = s.strings.get(super::strings::StrId(i as u32));
+            n.starts_with("Choreographer#doFrame") || n.starts_with("DrawFrame")
+        })
+        .collect()
 }
 
 fn opt_str(s: &Store, id: Option<super::strings::StrId>) -> Option<&str> {
@@ -45,6 +58,7 @@ pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Con
     write_rows(&conn, store, opts)?;
     conn.execute_batch(include_str!("indexes.sql"))?;
     register_functions(&conn, store)?;
+    conn.execute_batch(include_str!("../analysis/stdlib_frames.sql"))?;
     Ok(conn)
 }
 
@@ -119,7 +133,19 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
             let mut st = conn.prepare(
                 "INSERT INTO __intrinsic_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id) VALUES (?,?,?,?,?,?,?,?,?)",
             )?;
+            let wanted = opts.only_frame_slices.then(|| frame_slice_names(s));
+            let timeline: std::collections::HashSet<u32> = if opts.only_frame_slices {
+                s.frame_timeline.iter().map(|f| f.slice_id).collect()
+            } else {
+                Default::default()
+            };
             for (i, r) in s.slices.iter().enumerate() {
+                if let Some(w) = &wanted {
+                    let named = r.name.is_some_and(|n| w[n.0 as usize]);
+                    if !named && !timeline.contains(&(i as u32)) {
+                        continue;
+                    }
+                }
                 st.execute(params![
                     i as i64,
                     r.ts,
@@ -353,5 +379,7 @@ fn register_functions(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
             .unwrap_or(Value::Null))
     })?;
     crate::analysis::sql_functions::register(conn)?;
+    let (start, end) = s.bounds();
+    crate::analysis::sql_functions::register_bounds(conn, start, end)?;
     Ok(())
 }

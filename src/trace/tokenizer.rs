@@ -10,7 +10,7 @@ use super::clock::{self, ClockKey, ClockTracker};
 use super::fields as f;
 use super::reader::{decompress, MAX_DECOMPRESSED_BYTES};
 use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
-use super::wire::{read_varint, Fields, PackedVarints, Value};
+use super::wire::{Fields, PackedVarints, Value};
 use crate::protos;
 use crate::store::{MetaValue, Severity, Store};
 
@@ -51,6 +51,8 @@ pub struct Tokenizer {
     ftrace_seen_first_bundle: Vec<bool>,
     deferred: Vec<(Vec<u8>, u64)>,
     eof: bool,
+    /// Problems worth telling the user about (the caller decides how).
+    pub warnings: Vec<String>,
 }
 
 struct Header<'a> {
@@ -125,6 +127,7 @@ impl Tokenizer {
             ftrace_seen_first_bundle: Vec::new(),
             deferred: Vec::new(),
             eof: false,
+            warnings: Vec::new(),
         }
     }
 
@@ -258,7 +261,9 @@ impl Tokenizer {
                     Severity::DataLoss,
                     "A compressed_packets blob was corrupt or expanded beyond the limit and was skipped.",
                 );
-                eprintln!("warning: compressed packets at byte offset {offset} skipped: {e}");
+                self.warnings.push(format!(
+                    "compressed packets at byte offset {offset} skipped: {e}"
+                ));
                 return;
             }
         };
@@ -585,9 +590,4 @@ impl Tokenizer {
             );
         }
     }
-}
-
-/// Reads a length-prefixed varint helper re-exported for fuzzing convenience.
-pub fn varint_at(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
-    read_varint(buf, pos).ok()
 }

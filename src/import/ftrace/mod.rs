@@ -167,5 +167,6 @@ impl FtraceParser {
 
     pub fn finish(&mut self, ctx: &mut Ctx) {
         self.sched.finish(ctx);
+        self.atrace.finish(ctx);
     }
 }

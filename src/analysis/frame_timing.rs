@@ -1,0 +1,386 @@
+//! Macrobenchmark's FrameTimingMetric, reproduced: which frames it counts for a package and
+//! the four per-frame values (androidx `FrameTimingQuery`, 1.4 era). Pure functions over
+//! plain slices so each rule can be tested on its own.
+//!
+//! Selection (done by the caller): `Choreographer#doFrame%` slices on the package's main
+//! thread, `DrawFrame%` slices on threads named `RenderThread`, and the package's actual and
+//! expected FrameTimeline slices (named after their token). As in Macrobenchmark's SQL
+//! `UNION`, identical (name, ts, dur) rows count once.
+
+/// A slice as Macrobenchmark sees it: name, start and duration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MbSlice {
+    pub name: String,
+    pub ts: i64,
+    pub dur: i64,
+}
+
+impl MbSlice {
+    pub fn end(&self) -> i64 {
+        self.ts + self.dur
+    }
+
+    /// The word after the first space, as an Int (androidx.benchmark.traceprocessor.Slice):
+    /// "Choreographer#doFrame 123" -> 123, "actual 7" -> 7, "... - resynced to ..." -> none.
+    pub fn frame_id(&self) -> Option<i32> {
+        let first = self.name.find(' ')?;
+        let rest = &self.name[first + 1..];
+        let word = rest.split(' ').next().unwrap_or("");
+        parse_kotlin_int(word)
+    }
+
+    /// Inclusive at both ends.
+    pub fn contains(&self, t: i64) -> bool {
+        t >= self.ts && t <= self.ts + self.dur
+    }
+}
+
+/// Kotlin's `String.toIntOrNull()`: optional sign, decimal digits, must fit in an i32.
+fn parse_kotlin_int(s: &str) -> Option<i32> {
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<i32>().ok()
+}
+
+/// The inputs of one package, each list in the order the query returns them (by ts).
+#[derive(Debug, Default, Clone)]
+pub struct MbInput {
+    pub ui: Vec<MbSlice>,
+    pub rt: Vec<MbSlice>,
+    pub actual: Vec<MbSlice>,
+    pub expected: Vec<MbSlice>,
+}
+
+/// One counted frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MbFrame {
+    pub ui: MbSlice,
+    pub rt: MbSlice,
+    pub expected: Option<MbSlice>,
+    pub actual: Option<MbSlice>,
+}
+
+/// Macrobenchmark's per-frame values (ns). Overrun and full duration need API 31+.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MbMetrics {
+    pub duration_cpu_ns: i64,
+    pub duration_ui_ns: i64,
+    pub overrun_ns: Option<i64>,
+    pub duration_full_ns: Option<i64>,
+}
+
+impl MbFrame {
+    pub fn metrics(&self) -> MbMetrics {
+        // Workaround kept from Macrobenchmark (b/279088460): the actual slice can end before
+        // the RenderThread does, so the later of the two ends the frame.
+        let end = self.actual.as_ref().map(|a| a.end().max(self.rt.end()));
+        MbMetrics {
+            duration_cpu_ns: self.rt.end() - self.ui.ts,
+            duration_ui_ns: self.ui.dur,
+            overrun_ns: end.zip(self.expected.as_ref()).map(|(e, x)| e - x.end()),
+            duration_full_ns: end.zip(self.expected.as_ref()).map(|(e, x)| e - x.ts),
+        }
+    }
+}
+
+/// Why no frames could be computed (Macrobenchmark fails its check in these cases).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MbProblem {
+    NoRenderThreadSlices,
+    NoExpectedActualSlices,
+    SliceWithoutFrameId(String),
+}
+
+impl std::fmt::Display for MbProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MbProblem::NoRenderThreadSlices => write!(
+                f,
+                "no RenderThread DrawFrame slices (is the app hardware accelerated and redrawing?)"
+            ),
+            MbProblem::NoExpectedActualSlices => {
+                write!(f, "no expected/actual FrameTimeline slices for the package")
+            }
+            MbProblem::SliceWithoutFrameId(n) => write!(f, "frame slice without a frame id: {n:?}"),
+        }
+    }
+}
+
+/// Kotlin's `List.binarySearch(comparison)`: any index whose frame id matches, assuming the
+/// list is sorted by frame id (it is sorted by ts, which Macrobenchmark relies on).
+fn binary_search_frame_id(list: &[MbSlice], id: i32) -> Option<&MbSlice> {
+    let (mut lo, mut hi) = (0i64, list.len() as i64 - 1);
+    while lo <= hi {
+        let mid = ((lo + hi) as u64 >> 1) as i64;
+        let cmp = list[mid as usize].frame_id().unwrap_or(0).wrapping_sub(id);
+        match cmp.cmp(&0) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid - 1,
+            std::cmp::Ordering::Equal => return Some(&list[mid as usize]),
+        }
+    }
+    None
+}
+
+fn keep(s: &MbSlice) -> bool {
+    s.dur > 0 && !s.name.contains("resynced")
+}
+
+/// Macrobenchmark's frame list for one package on a device of `api_level`.
+pub fn frames(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem> {
+    let filter =
+        |v: &[MbSlice]| -> Vec<MbSlice> { v.iter().filter(|s| keep(s)).cloned().collect() };
+    let ui = filter(&input.ui);
+    let rt = filter(&input.rt);
+    let actual = filter(&input.actual);
+    let expected = filter(&input.expected);
+    if ui.is_empty() {
+        return Ok(Vec::new());
+    }
+    if rt.is_empty() {
+        return Err(MbProblem::NoRenderThreadSlices);
+    }
+    if api_level < 31 {
+        return Ok(rt
+            .iter()
+            .filter_map(|r| {
+                let u = ui.iter().find(|u| u.contains(r.ts))?;
+                Some(MbFrame {
+                    ui: u.clone(),
+                    rt: r.clone(),
+                    expected: None,
+                    actual: None,
+                })
+            })
+            .collect());
+    }
+    if actual.is_empty() || expected.is_empty() {
+        return Err(MbProblem::NoExpectedActualSlices);
+    }
+    // Every kept or dropped slice must carry an id (Macrobenchmark checks before filtering).
+    for s in input
+        .ui
+        .iter()
+        .chain(&input.rt)
+        .chain(&input.actual)
+        .chain(&input.expected)
+    {
+        if s.frame_id().is_none() {
+            return Err(MbProblem::SliceWithoutFrameId(s.name.clone()));
+        }
+    }
+    let mut pool = actual;
+    let mut out = Vec::new();
+    for r in &rt {
+        let id = r.frame_id().expect("checked above");
+        let Some(u) = binary_search_frame_id(&ui, id) else {
+            continue;
+        };
+        // The last unused actual slice that starts before the UI slice (+50 µs of slack for
+        // the synthetic tracepoint) and contains the UI slice's midpoint; ids are not used
+        // because FrameTimeline tokens can differ from the vsync id (b/279088460).
+        let mid = u.ts + u.dur / 2;
+        let pos = pool
+            .iter()
+            .rposition(|a| a.ts < u.ts + 50_000 && a.contains(mid));
+        let a = pos.map(|p| pool.remove(p));
+        let x = a
+            .as_ref()
+            .and_then(|a| a.frame_id())
+            .and_then(|id| binary_search_frame_id(&expected, id));
+        if let (Some(a), Some(x)) = (a, x) {
+            out.push(MbFrame {
+                ui: u.clone(),
+                rt: r.clone(),
+                expected: Some(x.clone()),
+                actual: Some(a),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Macrobenchmark's percentile: linear interpolation at `p/100 * (n-1)` over sorted data.
+pub fn percentile(sorted: &[f64], p: u32) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let ideal = p.min(100) as f64 / 100.0 * (sorted.len() - 1) as f64;
+    let first = ideal as usize;
+    let a = sorted[first];
+    let b = *sorted.get(first + 1).unwrap_or(&a);
+    let ratio = ideal - first as f64;
+    Some(a * (1.0 - ratio) + b * ratio)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(name: &str, ts: i64, dur: i64) -> MbSlice {
+        MbSlice {
+            name: name.into(),
+            ts,
+            dur,
+        }
+    }
+
+    #[test]
+    fn frame_id_is_the_number_after_the_last_space() {
+        assert_eq!(s("Choreographer#doFrame 123", 0, 1).frame_id(), Some(123));
+        assert_eq!(s("DrawFrames 7", 0, 1).frame_id(), Some(7));
+        assert_eq!(s("actual 99", 0, 1).frame_id(), Some(99));
+        assert_eq!(s("Choreographer#doFrame", 0, 1).frame_id(), None);
+        assert_eq!(s("x 12a", 0, 1).frame_id(), None);
+        assert_eq!(
+            s("Choreographer#doFrame - resynced to 5 in 2.0ms", 0, 1).frame_id(),
+            None
+        );
+        assert_eq!(s("DrawFrames 42 extra", 0, 1).frame_id(), Some(42));
+        // Larger than an Int: no id, as Kotlin's toIntOrNull.
+        assert_eq!(s("x 3000000000", 0, 1).frame_id(), None);
+    }
+
+    #[test]
+    fn contains_is_inclusive() {
+        let a = s("a", 10, 5);
+        assert!(a.contains(10) && a.contains(15) && !a.contains(16) && !a.contains(9));
+    }
+
+    #[test]
+    fn api31_matches_actual_by_time_not_id() {
+        let input = MbInput {
+            ui: vec![s("Choreographer#doFrame 10", 1_000_000, 4_000_000)],
+            rt: vec![s("DrawFrames 10", 5_100_000, 3_000_000)],
+            // Token 11 differs from the vsync id 10 but covers the UI midpoint.
+            actual: vec![s("actual 11", 1_020_000, 9_000_000)],
+            expected: vec![s("expected 11", 1_000_000, 16_000_000)],
+        };
+        let f = frames(&input, 33).unwrap();
+        assert_eq!(f.len(), 1);
+        let m = f[0].metrics();
+        assert_eq!(m.duration_ui_ns, 4_000_000);
+        assert_eq!(m.duration_cpu_ns, 8_100_000 - 1_000_000);
+        // max(actual end 10.02ms, rt end 8.1ms) - expected end 17ms
+        assert_eq!(m.overrun_ns, Some(10_020_000 - 17_000_000));
+        assert_eq!(m.duration_full_ns, Some(10_020_000 - 1_000_000));
+    }
+
+    #[test]
+    fn rt_end_is_used_when_the_actual_slice_ends_too_early() {
+        let input = MbInput {
+            ui: vec![s("Choreographer#doFrame 1", 0, 4)],
+            rt: vec![s("DrawFrames 1", 5, 20)],
+            actual: vec![s("actual 1", 0, 10)],
+            expected: vec![s("expected 1", 0, 16)],
+        };
+        let m = frames(&input, 31).unwrap()[0].metrics();
+        assert_eq!(m.overrun_ns, Some(25 - 16));
+    }
+
+    #[test]
+    fn actual_starting_more_than_50us_after_ui_is_not_matched() {
+        let input = MbInput {
+            ui: vec![s("Choreographer#doFrame 1", 0, 4_000_000)],
+            rt: vec![s("DrawFrames 1", 4_100_000, 1_000_000)],
+            actual: vec![s("actual 1", 50_000, 10_000_000)],
+            expected: vec![s("expected 1", 0, 16_000_000)],
+        };
+        assert!(frames(&input, 31).unwrap().is_empty());
+    }
+
+    #[test]
+    fn each_actual_slice_is_used_once_and_the_last_candidate_wins() {
+        // Two RenderThread slices with the same id (a DrawFrames id can repeat) and two
+        // actual slices that both contain the UI midpoint.
+        let input = MbInput {
+            ui: vec![s("Choreographer#doFrame 5", 100, 1000)],
+            rt: vec![s("DrawFrames 5", 1200, 100), s("DrawFrames 5", 1400, 100)],
+            actual: vec![s("actual 5", 90, 2000), s("actual 6", 95, 2000)],
+            expected: vec![s("expected 5", 0, 1600), s("expected 6", 10, 1600)],
+        };
+        let f = frames(&input, 35).unwrap();
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].actual.as_ref().unwrap().name, "actual 6");
+        assert_eq!(f[1].actual.as_ref().unwrap().name, "actual 5");
+        assert_eq!(f[0].expected.as_ref().unwrap().name, "expected 6");
+    }
+
+    #[test]
+    fn unterminated_slices_are_dropped() {
+        let input = MbInput {
+            ui: vec![
+                s("Choreographer#doFrame 7", 600, 500),
+                s("Choreographer#doFrame 8", 2000, 0),
+            ],
+            rt: vec![s("DrawFrames 7", 1200, 100), s("DrawFrames 8", 2100, -1)],
+            actual: vec![s("actual 7", 590, 800)],
+            expected: vec![s("expected 7", 500, 1000)],
+        };
+        assert_eq!(frames(&input, 31).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_resynced_slice_fails_the_frame_id_check_on_api_31() {
+        // Macrobenchmark checks every selected slice for an id before dropping "resynced" ones.
+        let input = MbInput {
+            ui: vec![
+                s("Choreographer#doFrame - resynced to 7 in 3.2ms", 0, 500),
+                s("Choreographer#doFrame 7", 600, 500),
+            ],
+            rt: vec![s("DrawFrames 7", 1200, 100)],
+            actual: vec![s("actual 7", 590, 800)],
+            expected: vec![s("expected 7", 500, 1000)],
+        };
+        assert!(matches!(
+            frames(&input, 31),
+            Err(MbProblem::SliceWithoutFrameId(_))
+        ));
+        // Before API 31 there is no such check: the resynced slice is dropped and the other
+        // UI slice does not contain the RenderThread slice's start.
+        assert!(frames(&input, 30).unwrap().is_empty());
+    }
+
+    #[test]
+    fn pre_31_pairs_render_thread_with_the_containing_ui_slice() {
+        let input = MbInput {
+            ui: vec![
+                s("Choreographer#doFrame", 0, 100),
+                s("Choreographer#doFrame", 200, 100),
+            ],
+            rt: vec![
+                s("DrawFrame", 50, 100),
+                s("DrawFrame", 150, 10),
+                s("DrawFrame", 250, 80),
+            ],
+            ..Default::default()
+        };
+        let f = frames(&input, 28).unwrap();
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].metrics().duration_cpu_ns, 150);
+        assert_eq!(f[1].metrics().duration_cpu_ns, 130);
+        assert_eq!(f[1].metrics().overrun_ns, None);
+    }
+
+    #[test]
+    fn missing_render_thread_is_a_problem_not_an_empty_list() {
+        let input = MbInput {
+            ui: vec![s("Choreographer#doFrame 1", 0, 1)],
+            ..Default::default()
+        };
+        assert_eq!(frames(&input, 31), Err(MbProblem::NoRenderThreadSlices));
+    }
+
+    #[test]
+    fn percentile_interpolates_like_macrobenchmark() {
+        let d = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(percentile(&d, 50), Some(3.0));
+        assert_eq!(percentile(&d, 90), Some(4.6));
+        assert_eq!(percentile(&d, 0), Some(1.0));
+        assert_eq!(percentile(&d, 100), Some(5.0));
+        assert_eq!(percentile(&[7.0], 99), Some(7.0));
+        assert_eq!(percentile(&[], 50), None);
+    }
+}

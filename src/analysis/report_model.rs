@@ -1,0 +1,101 @@
+//! The analyze report: plain serialisable structs (the JSON contract
+//! `frameprobe.analyze/v1`), built by [`super::analyze`].
+
+use serde::Serialize;
+
+use super::blame::Blame;
+use super::buffers::BufferMatch;
+use super::summary::{Dist, LayerSummary};
+
+pub const SCHEMA: &str = "frameprobe.analyze/v1";
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Sources {
+    pub atrace: bool,
+    pub frame_timeline: bool,
+    pub frame_tracer: bool,
+    pub sched: bool,
+    pub process_tree: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MacrobenchmarkBlock {
+    #[serde(rename = "frameCount")]
+    pub frame_count: usize,
+    #[serde(rename = "frameDurationCpuMs")]
+    pub frame_duration_cpu_ms: Option<Dist>,
+    #[serde(rename = "frameDurationUiMs")]
+    pub frame_duration_ui_ms: Option<Dist>,
+    /// Needs API 31+ (FrameTimeline).
+    #[serde(rename = "frameOverrunMs")]
+    pub frame_overrun_ms: Option<Dist>,
+    #[serde(rename = "frameDurationFullMs")]
+    pub frame_duration_full_ms: Option<Dist>,
+    pub api_level: u32,
+    /// Why Macrobenchmark would have failed or returned nothing.
+    pub problem: Option<String>,
+}
+
+/// Perfetto stdlib `android_frame_stats` counts for the process's frames.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct PerfettoFrameStats {
+    pub frames: usize,
+    pub was_jank: usize,
+    pub was_slow_frame: usize,
+    pub was_big_jank: usize,
+    pub was_huge_jank: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameReport {
+    pub frame_id: Option<i64>,
+    pub layer: Option<String>,
+    pub ts: i64,
+    pub dur_ms: Option<f64>,
+    pub ui_ms: Option<f64>,
+    pub cpu_ms: Option<f64>,
+    pub overrun_ms: Option<f64>,
+    pub jank_tag: Option<String>,
+    pub jank_type: Option<String>,
+    pub present_type: Option<String>,
+    pub on_time_finish: Option<bool>,
+    pub gpu_composition: Option<bool>,
+    pub display_frame_token: Option<i64>,
+    pub display_jank_tag: Option<String>,
+    pub janky: bool,
+    pub do_frame_slice_id: Option<u32>,
+    pub draw_frame_slice_id: Option<u32>,
+    pub buffer: Option<BufferMatch>,
+    pub blame: Option<Blame>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProcessReport {
+    pub upid: u32,
+    pub pid: i64,
+    pub name: Option<String>,
+    /// Where the name came from: "process" (process tree / ftrace) or "layer" (guessed).
+    pub name_source: Option<&'static str>,
+    pub frames: usize,
+    pub budget_ms: f64,
+    pub budget_source: &'static str,
+    pub layers: Vec<LayerSummary>,
+    pub macrobenchmark: Option<MacrobenchmarkBlock>,
+    pub perfetto_frame_stats: Option<PerfettoFrameStats>,
+    pub worst_frames: Vec<FrameReport>,
+    /// Filled only when every frame is requested (`frames` command).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub all_frames: Vec<FrameReport>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AnalyzeReport {
+    pub schema: &'static str,
+    pub tool_version: &'static str,
+    pub trace: String,
+    pub sources: Sources,
+    pub api_level: Option<u32>,
+    pub processes: Vec<ProcessReport>,
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,179 @@
+//! `frameprobe analyze TRACE...` and `frameprobe frames TRACE`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::analysis::{analyze, AnalyzeOptions};
+use crate::import::{load, LoadOptions};
+use crate::report::{analyze_csv, analyze_text};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
+
+#[derive(clap::Args)]
+pub struct AnalyzeArgs {
+    /// One or more traces.
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
+    /// Only these processes: a name (glob) or a pid. Repeatable.
+    #[arg(long = "process", short = 'p')]
+    pub processes: Vec<String>,
+    /// Only layers whose name matches this glob.
+    #[arg(long)]
+    pub layer: Option<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ReportFormat,
+    /// How many of the worst frames to explain per process.
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+}
+
+#[derive(clap::Args)]
+pub struct FramesArgs {
+    pub trace: PathBuf,
+    #[arg(long = "process", short = 'p')]
+    pub processes: Vec<String>,
+    #[arg(long)]
+    pub layer: Option<String>,
+    /// Only janky frames.
+    #[arg(long)]
+    pub janky: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ReportFormat,
+}
+
+/// What analyze needs from a trace (kernel counters are skipped).
+pub fn analysis_load_options() -> LoadOptions {
+    LoadOptions {
+        kernel_counters: false,
+        system_properties: false,
+        ..LoadOptions::all()
+    }
+}
+
+pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
+    let opts = AnalyzeOptions {
+        processes: a.processes,
+        layer: a.layer,
+        top: a.top,
+        all_frames: false,
+        only_janky: false,
+    };
+    let mut reports = Vec::new();
+    for t in &a.traces {
+        let loaded = load(t, analysis_load_options())
+            .with_context(|| format!("cannot load {}", t.display()))?;
+        super::report_warnings(t, &loaded.warnings);
+        let mut r = analyze(&loaded.store, &opts, &t.display().to_string());
+        r.warnings.extend(loaded.warnings);
+        reports.push(r);
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match a.format {
+        ReportFormat::Json => {
+            let v = if reports.len() == 1 {
+                serde_json::to_value(&reports[0])?
+            } else {
+                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "traces": reports })
+            };
+            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        }
+        ReportFormat::Table => {
+            for r in &reports {
+                write!(out, "{}", analyze_text::render_table(r))?;
+            }
+        }
+        ReportFormat::Markdown => {
+            for r in &reports {
+                write!(out, "{}", analyze_text::render_markdown(r))?;
+            }
+        }
+        ReportFormat::Csv => {
+            for (i, r) in reports.iter().enumerate() {
+                let csv = analyze_csv::layers_csv(r);
+                // One header for all traces.
+                let body = if i == 0 {
+                    csv.as_str()
+                } else {
+                    csv.split_once('\n').map_or("", |x| x.1)
+                };
+                write!(out, "{body}")?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
+    let opts = AnalyzeOptions {
+        processes: a.processes,
+        layer: a.layer,
+        top: 0,
+        all_frames: true,
+        only_janky: a.janky,
+    };
+    let loaded = load(&a.trace, analysis_load_options())
+        .with_context(|| format!("cannot load {}", a.trace.display()))?;
+    super::report_warnings(&a.trace, &loaded.warnings);
+    let r = analyze(&loaded.store, &opts, &a.trace.display().to_string());
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match a.format {
+        ReportFormat::Json => {
+            let frames: Vec<_> = r
+                .processes
+                .iter()
+                .map(|p| serde_json::json!({"pid": p.pid, "name": p.name, "frames": p.all_frames}))
+                .collect();
+            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "trace": r.trace, "sources": r.sources, "processes": frames});
+            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        }
+        ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
+        ReportFormat::Table | ReportFormat::Markdown => {
+            let csv = analyze_csv::frames_csv(&r);
+            let rows: Vec<Vec<String>> = csv.lines().map(|l| split_csv_line(l)).collect();
+            if a.format == ReportFormat::Markdown {
+                write!(out, "{}", analyze_text::md_table(&rows))?;
+            } else {
+                let mut b = tabled::builder::Builder::default();
+                for r in rows {
+                    b.push_record(r);
+                }
+                let mut t = b.build();
+                t.with(tabled::settings::Style::psql());
+                writeln!(out, "{t}")?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Splits one line of our own CSV (quoted fields with doubled quotes).
+fn split_csv_line(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut q = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, q) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => q = !q,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}

@@ -1,0 +1,83 @@
+//! What the CI gate measures in one trace (one Macrobenchmark iteration) for a package:
+//! Macrobenchmark's frames and values, and the FrameTimeline verdict of each app frame.
+//! Traces are measured in parallel, each loaded, reduced and dropped, so memory stays at
+//! about `jobs` traces.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::analysis::frame_timing;
+use crate::analysis::frames;
+use crate::analysis::index::Index;
+use crate::analysis::macrobenchmark::{input_for, process_matches_package};
+use crate::import::{load, LoadOptions};
+
+#[derive(Debug, Clone, Default)]
+pub struct Iteration {
+    pub path: PathBuf,
+    /// Frames Macrobenchmark counts (cpu and, on API 31+, overrun).
+    pub mb_frames: Vec<(i64, Option<i64>)>,
+    /// Every FrameTimeline app frame's jank tag.
+    pub timeline_tags: Vec<String>,
+    pub process_found: bool,
+    pub api_level: u32,
+    pub problem: Option<String>,
+}
+
+fn load_options() -> LoadOptions {
+    LoadOptions { kernel_counters: false, system_properties: false, progress: false, ..LoadOptions::all() }
+}
+
+/// Measures `package` in one trace.
+pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
+    let loaded = load(path, load_options())?;
+    let store = &loaded.store;
+    let upids: Vec<u32> = (0..store.processes.len() as u32)
+        .filter(|&u| {
+            u != 0 && store.opt_str(store.processes[u as usize].name).is_some_and(|n| process_matches_package(n, package))
+        })
+        .collect();
+    let (api, _) = crate::analysis::api_level(store);
+    let mut it = Iteration { path: path.to_path_buf(), process_found: !upids.is_empty(), api_level: api, ..Default::default() };
+    if upids.is_empty() {
+        return Ok(it);
+    }
+    match frame_timing::frames(&input_for(store, &upids), api) {
+        Ok(fs) => {
+            it.mb_frames = fs.iter().map(|f| f.metrics()).map(|m| (m.duration_cpu_ns, m.overrun_ns)).collect();
+        }
+        Err(p) => it.problem = Some(p.to_string()),
+    }
+    let idx = Index::new(store);
+    let model = frames::build(&idx);
+    for u in &upids {
+        for f in model.get(u).into_iter().flatten() {
+            if let Some(t) = &f.timeline {
+                it.timeline_tags.push(t.jank_tag.clone());
+            }
+        }
+    }
+    Ok(it)
+}
+
+/// Measures every trace with `jobs` workers; results keep the input order.
+pub fn measure_all(paths: &[PathBuf], package: &str, jobs: usize) -> Vec<anyhow::Result<Iteration>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<anyhow::Result<Iteration>>>> = Mutex::new((0..paths.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1).min(paths.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(p) = paths.get(i) else { break };
+                let r = measure(p, package);
+                results.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    results.into_inner().unwrap().into_iter().map(|r| r.expect("every trace measured")).collect()
+}
+
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}

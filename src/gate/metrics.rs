@@ -1,0 +1,176 @@
+//! The metrics the CI gate evaluates, computed over a set of iterations with their frames
+//! pooled the way Macrobenchmark pools them (every frame of every iteration in one list).
+
+use crate::analysis::frame_timing::percentile;
+use crate::synth::Rng;
+
+use super::measure::Iteration;
+
+/// A metric name and how to compute it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    FrameCount,
+    /// Janky (Self Jank, Other Jank, Dropped Frame) FrameTimeline frames, percent.
+    JankRate,
+    /// Percent of FrameTimeline frames with this jank tag.
+    TagRate(&'static str),
+    CpuMs(u32),
+    OverrunMs(u32),
+    /// Frames whose CPU time reached 700 ms (Android vitals' frozen frame).
+    FrozenFrames,
+}
+
+pub const TAGS: [&str; 5] = ["Self Jank", "Other Jank", "Dropped Frame", "Buffer Stuffing", "SurfaceFlinger Stuffing"];
+const FROZEN_NS: i64 = 700_000_000;
+
+impl Metric {
+    pub fn name(&self) -> String {
+        match self {
+            Metric::FrameCount => "frame_count".into(),
+            Metric::JankRate => "jank_rate_pct".into(),
+            Metric::TagRate(t) => format!("jank_rate_pct[{t}]"),
+            Metric::CpuMs(p) => format!("frame_cpu_ms_p{p}"),
+            Metric::OverrunMs(p) => format!("frame_overrun_ms_p{p}"),
+            Metric::FrozenFrames => "frozen_frames".into(),
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Metric> {
+        let pct = |rest: &str| rest.parse::<u32>().ok().filter(|p| *p <= 100);
+        match s {
+            "frame_count" => Some(Metric::FrameCount),
+            "jank_rate_pct" | "jank_rate" => Some(Metric::JankRate),
+            "frozen_frames" => Some(Metric::FrozenFrames),
+            _ => {
+                if let Some(r) = s.strip_prefix("frame_cpu_ms_p") {
+                    return pct(r).map(Metric::CpuMs);
+                }
+                if let Some(r) = s.strip_prefix("frame_overrun_ms_p") {
+                    return pct(r).map(Metric::OverrunMs);
+                }
+                let tag = s.strip_prefix("jank_rate_pct[")?.strip_suffix(']')?;
+                TAGS.iter().find(|t| **t == tag).map(|t| Metric::TagRate(t))
+            }
+        }
+    }
+
+    /// Unit for people ("ms", "%", "frames").
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Metric::FrameCount | Metric::FrozenFrames => "frames",
+            Metric::JankRate | Metric::TagRate(_) => "%",
+            Metric::CpuMs(_) | Metric::OverrunMs(_) => "ms",
+        }
+    }
+
+    /// Whether a larger value is worse (frame count is not).
+    pub fn higher_is_worse(&self) -> bool {
+        !matches!(self, Metric::FrameCount)
+    }
+
+    /// The value over the pooled frames of `its`; None when the data does not allow it
+    /// (no FrameTimeline for rates, API < 31 for overrun, no frames).
+    pub fn value(&self, its: &[&Iteration]) -> Option<f64> {
+        match self {
+            Metric::FrameCount => Some(its.iter().map(|i| i.mb_frames.len()).sum::<usize>() as f64),
+            Metric::FrozenFrames => {
+                Some(its.iter().flat_map(|i| &i.mb_frames).filter(|f| f.0 >= FROZEN_NS).count() as f64)
+            }
+            Metric::JankRate | Metric::TagRate(_) => {
+                let total: usize = its.iter().map(|i| i.timeline_tags.len()).sum();
+                if total == 0 {
+                    return None;
+                }
+                let hit = its
+                    .iter()
+                    .flat_map(|i| &i.timeline_tags)
+                    .filter(|t| match self {
+                        Metric::TagRate(x) => t.as_str() == *x,
+                        _ => matches!(t.as_str(), "Self Jank" | "Other Jank" | "Dropped Frame"),
+                    })
+                    .count();
+                Some(hit as f64 * 100.0 / total as f64)
+            }
+            Metric::CpuMs(p) => pooled(its.iter().flat_map(|i| i.mb_frames.iter().map(|f| Some(f.0))), *p),
+            Metric::OverrunMs(p) => pooled(its.iter().flat_map(|i| i.mb_frames.iter().map(|f| f.1)), *p),
+        }
+    }
+}
+
+fn pooled(values: impl Iterator<Item = Option<i64>>, p: u32) -> Option<f64> {
+    let mut v: Vec<f64> = values.map(|x| x.map(|n| n as f64 / 1e6)).collect::<Option<Vec<_>>>()?;
+    v.sort_by(f64::total_cmp);
+    percentile(&v, p)
+}
+
+/// The metrics `compare` reports, in order.
+pub fn compare_set() -> Vec<Metric> {
+    let mut m = vec![Metric::FrameCount, Metric::JankRate];
+    m.extend(TAGS.iter().map(|t| Metric::TagRate(t)));
+    m.extend([50, 90, 95, 99].map(Metric::CpuMs));
+    m.extend([50, 90, 95, 99].map(Metric::OverrunMs));
+    m.push(Metric::FrozenFrames);
+    m
+}
+
+/// A two-level bootstrap resample: iterations with replacement, then each chosen
+/// iteration's frames with replacement.
+pub fn resample(its: &[&Iteration], rng: &mut Rng) -> Vec<Iteration> {
+    let n = its.len() as i64;
+    (0..its.len())
+        .map(|_| {
+            let it = its[rng.range(0, n - 1) as usize];
+            let mb = it.mb_frames.len() as i64;
+            let tl = it.timeline_tags.len() as i64;
+            Iteration {
+                mb_frames: (0..mb).map(|_| it.mb_frames[rng.range(0, mb - 1) as usize]).collect(),
+                timeline_tags: (0..tl).map(|_| it.timeline_tags[rng.range(0, tl - 1) as usize].clone()).collect(),
+                ..it.clone()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn it(cpu_ms: &[i64], tags: &[&str]) -> Iteration {
+        Iteration {
+            mb_frames: cpu_ms.iter().map(|c| (c * 1_000_000, Some(c * 1_000_000 - 16_000_000))).collect(),
+            timeline_tags: tags.iter().map(|t| t.to_string()).collect(),
+            process_found: true,
+            api_level: 33,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn pooled_values() {
+        let a = it(&[1, 2, 3], &["No Jank", "Self Jank"]);
+        let b = it(&[4, 5, 800], &["Buffer Stuffing", "Other Jank"]);
+        let its = [&a, &b];
+        assert_eq!(Metric::FrameCount.value(&its), Some(6.0));
+        assert_eq!(Metric::JankRate.value(&its), Some(50.0));
+        assert_eq!(Metric::TagRate("Buffer Stuffing").value(&its), Some(25.0));
+        assert_eq!(Metric::CpuMs(50).value(&its), Some(3.5));
+        assert_eq!(Metric::OverrunMs(50).value(&its), Some(3.5 - 16.0));
+        assert_eq!(Metric::FrozenFrames.value(&its), Some(1.0));
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for m in compare_set() {
+            assert_eq!(Metric::parse(&m.name()), Some(m));
+        }
+        assert_eq!(Metric::parse("frame_cpu_ms_p101"), None);
+    }
+
+    #[test]
+    fn overrun_is_unavailable_when_any_frame_lacks_it() {
+        let mut a = it(&[1, 2], &[]);
+        a.mb_frames[0].1 = None;
+        assert_eq!(Metric::OverrunMs(90).value(&[&a]), None);
+        assert_eq!(Metric::JankRate.value(&[&a]), None);
+    }
+}

@@ -1,0 +1,250 @@
+//! `analyze` as a table (terminal) or Markdown (pull-request comments).
+
+use std::fmt::Write;
+
+use crate::analysis::report_model::{
+    AnalyzeReport, FrameReport, MacrobenchmarkBlock, ProcessReport,
+};
+use crate::analysis::summary::{Dist, LayerSummary};
+
+fn dist3(d: &Option<Dist>) -> String {
+    match d {
+        Some(d) => format!("{:.1}/{:.1}/{:.1}", d.p50, d.p90, d.p99),
+        None => "n/a".into(),
+    }
+}
+
+fn tag(l: &LayerSummary, t: &str) -> String {
+    l.by_jank_tag
+        .get(t)
+        .map_or("0".into(), |c| c.frames.to_string())
+}
+
+fn layer_rows(p: &ProcessReport) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        "layer".to_string(),
+        "frames".into(),
+        "janky".into(),
+        "self".into(),
+        "other".into(),
+        "dropped".into(),
+        "buf.stuffing".into(),
+        "deadline missed".into(),
+        "ui ms p50/p90/p99".into(),
+        "cpu ms p50/p90/p99".into(),
+        "overrun ms p50/p90/p99".into(),
+        "streak".into(),
+        "present Hz".into(),
+    ]];
+    for l in &p.layers {
+        let janky = if l.frames_with_timeline > 0 {
+            format!("{} ({:.1}%)", l.janky.frames, l.janky.rate_pct)
+        } else {
+            format!(
+                "{} slow ({:.1}%)",
+                l.slow_frames.frames, l.slow_frames.rate_pct
+            )
+        };
+        rows.push(vec![
+            l.layer
+                .clone()
+                .unwrap_or_else(|| "(no FrameTimeline layer)".into()),
+            l.frames.to_string(),
+            janky,
+            tag(l, "Self Jank"),
+            tag(l, "Other Jank"),
+            tag(l, "Dropped Frame"),
+            tag(l, "Buffer Stuffing"),
+            if l.frames_with_timeline > 0 {
+                format!(
+                    "{} ({:.1}%)",
+                    l.deadline_missed.frames, l.deadline_missed.rate_pct
+                )
+            } else {
+                "n/a".into()
+            },
+            dist3(&l.durations.ui_ms),
+            dist3(&l.durations.cpu_ms),
+            dist3(&l.durations.overrun_ms),
+            l.longest_janky_streak.to_string(),
+            l.present_cadence
+                .as_ref()
+                .map_or("n/a".into(), |c| format!("{:.1}", c.effective_hz)),
+        ]);
+    }
+    rows
+}
+
+fn macro_line(m: &MacrobenchmarkBlock) -> String {
+    let d = |x: &Option<Dist>| {
+        x.as_ref().map_or("n/a".into(), |d| {
+            format!(
+                "P50 {:.1} P90 {:.1} P95 {:.1} P99 {:.1}",
+                d.p50, d.p90, d.p95, d.p99
+            )
+        })
+    };
+    let mut s = format!(
+        "frameCount {}, frameDurationCpuMs {}, frameOverrunMs {}",
+        m.frame_count,
+        d(&m.frame_duration_cpu_ms),
+        if m.api_level >= 31 {
+            d(&m.frame_overrun_ms)
+        } else {
+            "n/a (API < 31)".into()
+        }
+    );
+    if let Some(p) = &m.problem {
+        let _ = write!(s, " — Macrobenchmark would fail: {p}");
+    }
+    s
+}
+
+fn frame_line(f: &FrameReport) -> String {
+    let mut s = format!(
+        "frame {} at {} ns{}",
+        f.frame_id.map_or("?".into(), |i| i.to_string()),
+        f.ts,
+        f.layer
+            .as_ref()
+            .map_or(String::new(), |l| format!(" [{l}]"))
+    );
+    if let Some(t) = &f.jank_tag {
+        let _ = write!(s, ": {t} ({})", f.jank_type.clone().unwrap_or_default());
+    }
+    if let Some(o) = f.overrun_ms {
+        let _ = write!(s, ", overrun {o:.1} ms");
+    }
+    if let Some(c) = f.cpu_ms {
+        let _ = write!(s, ", cpu {c:.1} ms");
+    }
+    s
+}
+
+fn table(rows: &[Vec<String>]) -> String {
+    let mut b = tabled::builder::Builder::default();
+    for r in rows {
+        b.push_record(r.iter().cloned());
+    }
+    let mut t = b.build();
+    t.with(tabled::settings::Style::psql());
+    t.to_string()
+}
+
+fn sources_line(r: &AnalyzeReport) -> String {
+    let s = &r.sources;
+    let mark = |b: bool| if b { "yes" } else { "no" };
+    format!(
+        "sources: atrace {}, FrameTimeline {}, FrameTracer {}, sched {}, process tree {}; API level {}",
+        mark(s.atrace),
+        mark(s.frame_timeline),
+        mark(s.frame_tracer),
+        mark(s.sched),
+        mark(s.process_tree),
+        r.api_level.map_or("?".into(), |a| a.to_string())
+    )
+}
+
+fn process_title(p: &ProcessReport) -> String {
+    format!(
+        "{} (pid {}) — {} frames, frame budget {:.1} ms ({})",
+        p.name.clone().unwrap_or_else(|| "<unnamed>".into())
+            + if p.name_source == Some("layer") {
+                " [name from layer]"
+            } else {
+                ""
+            },
+        p.pid,
+        p.frames,
+        p.budget_ms,
+        p.budget_source
+    )
+}
+
+pub fn render_table(r: &AnalyzeReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "trace: {}\n{}", r.trace, sources_line(r));
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    if r.processes.is_empty() {
+        let _ = writeln!(out, "\nno frames found for the selected processes");
+    }
+    for p in &r.processes {
+        let _ = writeln!(out, "\n{}", process_title(p));
+        let _ = writeln!(out, "{}", table(&layer_rows(p)));
+        if let Some(m) = &p.macrobenchmark {
+            let _ = writeln!(out, "Macrobenchmark: {}", macro_line(m));
+        }
+        if let Some(s) = &p.perfetto_frame_stats {
+            let _ = writeln!(
+                out,
+                "Perfetto android_frame_stats: {} frames, was_jank {}, was_slow_frame {}, was_big_jank {}, was_huge_jank {}",
+                s.frames, s.was_jank, s.was_slow_frame, s.was_big_jank, s.was_huge_jank
+            );
+        }
+        for n in &p.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        if !p.worst_frames.is_empty() {
+            let _ = writeln!(out, "worst frames:");
+            for (i, f) in p.worst_frames.iter().enumerate() {
+                let _ = writeln!(out, "  {}. {}", i + 1, frame_line(f));
+                if let Some(b) = &f.blame {
+                    let _ = writeln!(out, "     blame: {}", b.explanation);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+pub fn md_table(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let cells: Vec<String> = r.iter().map(|c| md_escape(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+        if i == 0 {
+            let _ = writeln!(out, "|{}|", vec!["---"; r.len()].join("|"));
+        }
+    }
+    out
+}
+
+pub fn render_markdown(r: &AnalyzeReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## frameprobe analyze: `{}`\n\n{}\n",
+        md_escape(&r.trace),
+        sources_line(r)
+    );
+    for p in &r.processes {
+        let _ = writeln!(out, "### {}\n", md_escape(&process_title(p)));
+        out.push_str(&md_table(&layer_rows(p)));
+        out.push('\n');
+        if let Some(m) = &p.macrobenchmark {
+            let _ = writeln!(out, "- Macrobenchmark: {}", md_escape(&macro_line(m)));
+        }
+        for n in &p.notes {
+            let _ = writeln!(out, "- note: {}", md_escape(n));
+        }
+        if !p.worst_frames.is_empty() {
+            let _ = writeln!(out, "\n<details><summary>Worst frames</summary>\n");
+            for f in &p.worst_frames {
+                let _ = writeln!(out, "- {}", md_escape(&frame_line(f)));
+                if let Some(b) = &f.blame {
+                    let _ = writeln!(out, "  - {}", md_escape(&b.explanation));
+                }
+            }
+            let _ = writeln!(out, "\n</details>\n");
+        }
+    }
+    out
+}
