@@ -11,15 +11,28 @@ fn analyze(trace: &str, extra: &[&str], test: &str) -> Option<Value> {
     let mut args = vec!["analyze", p.to_str().unwrap(), "--format", "json"];
     args.extend_from_slice(extra);
     let out = common::run(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
 #[test]
 fn nowinandroid_app_reports_its_739_frames_and_late_ones_by_jank_type() {
-    let Some(r) = analyze("nowinandroid_demo_pixel7pro_api33.perfetto-trace", &["--process", "9305"], "nowinandroid") else { return };
+    let Some(r) = analyze(
+        "nowinandroid_demo_pixel7pro_api33.perfetto-trace",
+        &["--process", "9305"],
+        "nowinandroid",
+    ) else {
+        return;
+    };
     assert_eq!(r["sources"]["frame_timeline"], true);
-    assert_eq!(r["sources"]["atrace"], true, "app-only atrace (Compose sections)");
+    assert_eq!(
+        r["sources"]["atrace"], true,
+        "app-only atrace (Compose sections)"
+    );
     let p = &r["processes"][0];
     assert_eq!(p["pid"], 9305);
     assert_eq!(p["frames"], 739);
@@ -38,7 +51,13 @@ fn nowinandroid_app_reports_its_739_frames_and_late_ones_by_jank_type() {
 
 #[test]
 fn api35_systemui_macrobenchmark_has_the_22_frames_androidx_asserts() {
-    let Some(r) = analyze("androidx_api35_startup_cold_classinit.perfetto-trace", &["--process", "com.android.systemui"], "api35") else { return };
+    let Some(r) = analyze(
+        "androidx_api35_startup_cold_classinit.perfetto-trace",
+        &["--process", "com.android.systemui"],
+        "api35",
+    ) else {
+        return;
+    };
     let p = &r["processes"][0];
     assert_eq!(p["pid"], 3067);
     assert_eq!(p["macrobenchmark"]["api_level"], 35);
@@ -62,6 +81,15 @@ fn api24_frames_come_from_do_frame_and_overrun_is_not_available() {
     // 76 doFrame on the main thread of googlequicksearchbox (MANIFEST).
     assert_eq!(p["frames"], 76);
     assert!(p["layers"][0]["durations"]["overrun_ms"].is_null());
-    assert!(p["layers"][0]["durations"]["ui_ms"]["count"].as_u64().unwrap() > 0);
-    assert!(p["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("overrun")));
+    assert!(
+        p["layers"][0]["durations"]["ui_ms"]["count"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(p["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("overrun")));
 }

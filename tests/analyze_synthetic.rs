@@ -19,7 +19,11 @@ fn analyze_json(trace: &std::path::Path, extra: &[&str]) -> Value {
     let mut args = vec!["analyze", trace.to_str().unwrap(), "--format", "json"];
     args.extend_from_slice(extra);
     let out = common::run(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -39,7 +43,12 @@ fn approx(a: &Value, b: f64) {
 
 #[test]
 fn full_trace_reproduces_the_planned_frames() {
-    let cfg = SynthConfig { seed: 11, frames: 150, jank_rate: 0.15, ..Default::default() };
+    let cfg = SynthConfig {
+        seed: 11,
+        frames: 150,
+        jank_rate: 0.15,
+        ..Default::default()
+    };
     let (path, plan) = write_trace("full.perfetto-trace", &cfg);
     let r = analyze_json(&path, &[]);
     assert_eq!(r["schema"], "frameprobe.analyze/v1");
@@ -47,7 +56,10 @@ fn full_trace_reproduces_the_planned_frames() {
     assert_eq!(r["sources"]["frame_timeline"], true);
     assert_eq!(r["sources"]["sched"], true);
     let procs = r["processes"].as_array().unwrap();
-    let p = procs.iter().find(|p| p["pid"] == 4242).expect("the app is reported");
+    let p = procs
+        .iter()
+        .find(|p| p["pid"] == 4242)
+        .expect("the app is reported");
     assert_eq!(p["name"], "com.example.scroller");
     assert_eq!(p["frames"], 150);
     let layer = &p["layers"][0];
@@ -57,15 +69,30 @@ fn full_trace_reproduces_the_planned_frames() {
     assert_eq!(layer["by_jank_tag"]["Self Jank"]["frames"], late);
     assert_eq!(layer["by_jank_tag"]["Buffer Stuffing"]["frames"], stuffed);
     assert_eq!(layer["janky"]["frames"], late);
-    approx(&layer["janky"]["rate_pct"], (late as f64 * 10000.0 / 150.0).round() / 100.0);
+    approx(
+        &layer["janky"]["rate_pct"],
+        (late as f64 * 10000.0 / 150.0).round() / 100.0,
+    );
     assert_eq!(layer["deadline_missed"]["frames"], late);
 
-    let ui: Vec<f64> = plan.iter().map(|f| (f.ui_end - f.ui_start) as f64 / 1e6).collect();
-    let cpu: Vec<f64> = plan.iter().map(|f| (f.rt_end - f.ui_start) as f64 / 1e6).collect();
-    let over: Vec<f64> = plan.iter().map(|f| (f.actual_end.max(f.rt_end) - f.expected_end) as f64 / 1e6).collect();
+    let ui: Vec<f64> = plan
+        .iter()
+        .map(|f| (f.ui_end - f.ui_start) as f64 / 1e6)
+        .collect();
+    let cpu: Vec<f64> = plan
+        .iter()
+        .map(|f| (f.rt_end - f.ui_start) as f64 / 1e6)
+        .collect();
+    let over: Vec<f64> = plan
+        .iter()
+        .map(|f| (f.actual_end.max(f.rt_end) - f.expected_end) as f64 / 1e6)
+        .collect();
     for (key, v) in [("ui_ms", &ui), ("cpu_ms", &cpu), ("overrun_ms", &over)] {
         for p_ in [50.0, 90.0, 95.0, 99.0] {
-            approx(&layer["durations"][key][format!("p{}", p_ as u32)], pct(v.clone(), p_));
+            approx(
+                &layer["durations"][key][format!("p{}", p_ as u32)],
+                pct(v.clone(), p_),
+            );
         }
     }
     // Longest run of consecutive late frames in the plan.
@@ -86,20 +113,42 @@ fn full_trace_reproduces_the_planned_frames() {
 
     // The worst frame is a slowed one; its UI thread was preempted for the planned time.
     let worst = &p["worst_frames"][0];
-    let planned = plan.iter().find(|f| Some(f.vsync_id) == worst["frame_id"].as_i64()).unwrap();
+    let planned = plan
+        .iter()
+        .find(|f| Some(f.vsync_id) == worst["frame_id"].as_i64())
+        .unwrap();
     assert!(planned.slowed);
     let b = &worst["blame"];
     assert_eq!(b["side"], "app");
-    approx(&b["ui_thread"]["ms"], ((planned.ui_end - planned.ui_start) as f64 / 1e4).round() / 100.0);
-    approx(&b["ui_thread_states"]["runnable_ms"], (planned.ui_runnable_ns as f64 / 1e4).round() / 100.0);
-    assert!(b["hot_spots"].as_array().unwrap().iter().any(|h| h["name"] == "traversal"));
+    approx(
+        &b["ui_thread"]["ms"],
+        ((planned.ui_end - planned.ui_start) as f64 / 1e4).round() / 100.0,
+    );
+    approx(
+        &b["ui_thread_states"]["runnable_ms"],
+        (planned.ui_runnable_ns as f64 / 1e4).round() / 100.0,
+    );
+    assert!(b["hot_spots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["name"] == "traversal"));
     assert_eq!(worst["buffer"]["confidence"], "high");
-    approx(&b["gpu_wait"]["ms"], (cfg.gpu_work_ns as f64 / 1e4).round() / 100.0);
+    approx(
+        &b["gpu_wait"]["ms"],
+        (cfg.gpu_work_ns as f64 / 1e4).round() / 100.0,
+    );
 }
 
 #[test]
 fn frame_timeline_only_trace_still_gives_frames() {
-    let cfg = SynthConfig { seed: 3, frames: 90, atrace: false, sched: false, ..Default::default() };
+    let cfg = SynthConfig {
+        seed: 3,
+        frames: 90,
+        atrace: false,
+        sched: false,
+        ..Default::default()
+    };
     let (path, plan) = write_trace("ft_only.perfetto-trace", &cfg);
     let r = analyze_json(&path, &["--process", "4242"]);
     assert_eq!(r["sources"]["atrace"], false);
@@ -108,25 +157,46 @@ fn frame_timeline_only_trace_still_gives_frames() {
     let late = plan.iter().filter(|f| f.jank_type == 64).count();
     assert_eq!(p["layers"][0]["janky"]["frames"], late);
     assert!(p["layers"][0]["durations"]["ui_ms"].is_null());
-    assert!(p["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("no atrace")));
+    assert!(p["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("no atrace")));
 }
 
 #[test]
 fn without_frame_timeline_overrun_is_not_available() {
-    let cfg = SynthConfig { seed: 5, frames: 60, frame_timeline: false, frame_tracer: false, sdk_version: 28, ..Default::default() };
+    let cfg = SynthConfig {
+        seed: 5,
+        frames: 60,
+        frame_timeline: false,
+        frame_tracer: false,
+        sdk_version: 28,
+        ..Default::default()
+    };
     let (path, plan) = write_trace("legacy.perfetto-trace", &cfg);
     let r = analyze_json(&path, &[]);
     assert_eq!(r["sources"]["frame_timeline"], false);
     let p = &r["processes"][0];
     assert_eq!(p["frames"], 60);
     let l = &p["layers"][0];
-    assert!(l["durations"]["overrun_ms"].is_null(), "no zeros when overrun is unknown");
+    assert!(
+        l["durations"]["overrun_ms"].is_null(),
+        "no zeros when overrun is unknown"
+    );
     assert!(p["macrobenchmark"]["frameOverrunMs"].is_null());
     assert_eq!(p["macrobenchmark"]["frameCount"], 60);
     // Slow frames are judged by CPU time against 60 Hz.
-    let slow = plan.iter().filter(|f| f.rt_end - f.ui_start > 16_666_667).count();
+    let slow = plan
+        .iter()
+        .filter(|f| f.rt_end - f.ui_start > 16_666_667)
+        .count();
     assert_eq!(l["slow_frames"]["frames"], slow);
-    assert!(p["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("overrun")));
+    assert!(p["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("overrun")));
     // The table says so too.
     let out = common::run(&["analyze", path.to_str().unwrap()]);
     let text = String::from_utf8(out.stdout).unwrap();
@@ -141,16 +211,24 @@ fn table_markdown_csv_and_frames_outputs() {
     assert!(table.contains("com.example.scroller (pid 4242)"), "{table}");
     assert!(table.contains("Macrobenchmark: frameCount 180"), "{table}");
     assert!(table.contains("worst frames:"));
-    let md = String::from_utf8(common::run(&["analyze", s, "--format", "markdown"]).stdout).unwrap();
+    let md =
+        String::from_utf8(common::run(&["analyze", s, "--format", "markdown"]).stdout).unwrap();
     assert!(md.starts_with("## frameprobe analyze"));
     assert!(md.contains("| layer | frames |"));
-    let csv = common::parse_csv(&String::from_utf8(common::run(&["analyze", s, "--format", "csv"]).stdout).unwrap());
+    let csv = common::parse_csv(
+        &String::from_utf8(common::run(&["analyze", s, "--format", "csv"]).stdout).unwrap(),
+    );
     assert_eq!(csv[0][0..4], ["pid", "process", "layer", "frames"]);
     assert_eq!(csv[1][0], "4242");
     assert_eq!(csv[1][3], "180");
-    let frames = common::parse_csv(&String::from_utf8(common::run(&["frames", s, "--format", "csv"]).stdout).unwrap());
+    let frames = common::parse_csv(
+        &String::from_utf8(common::run(&["frames", s, "--format", "csv"]).stdout).unwrap(),
+    );
     assert_eq!(frames.len(), 1 + 180);
-    let janky = common::parse_csv(&String::from_utf8(common::run(&["frames", s, "--janky", "--format", "csv"]).stdout).unwrap());
+    let janky = common::parse_csv(
+        &String::from_utf8(common::run(&["frames", s, "--janky", "--format", "csv"]).stdout)
+            .unwrap(),
+    );
     assert!(janky.len() > 1 && janky.len() < 181);
     let col = janky[0].iter().position(|c| c == "janky").unwrap();
     assert!(janky[1..].iter().all(|r| r[col] == "1"));
