@@ -1,8 +1,9 @@
 //! Macrobenchmark's FrameTimingMetric numbers for a process or a package: selects the slices
 //! its query selects and applies [`super::frame_timing`].
 
+use std::collections::HashMap;
+
 use super::frame_timing::{self, MbInput, MbSlice};
-use super::index::Index;
 use super::report_model::MacrobenchmarkBlock;
 use super::summary::Dist;
 use crate::store::{Store, TrackScope, Upid};
@@ -29,51 +30,64 @@ pub fn process_matches_package(name: &str, pkg: &str) -> bool {
     pkg.len() > 15 && sql_like(&pkg[pkg.len() - 15..], name)
 }
 
-/// The inputs of Macrobenchmark's query for the given processes.
-pub fn input_for(store: &Store, upids: &[Upid]) -> MbInput {
-    let mut rows: Vec<(u8, MbSlice)> = Vec::new();
+/// Macrobenchmark's query rows (kind, slice) of every process accepted by `keep`, in one
+/// pass over the slices: 0 = UI, 1 = RenderThread, 2 = actual, 3 = expected.
+fn rows_by_process(
+    store: &Store,
+    keep: impl Fn(Upid) -> bool,
+) -> HashMap<Upid, Vec<(u8, MbSlice)>> {
+    let mut rows: HashMap<Upid, Vec<(u8, MbSlice)>> = HashMap::new();
     let name_of = |id: Option<crate::store::strings::StrId>| store.opt_str(id).unwrap_or("");
-    for (i, s) in store.slices.iter().enumerate() {
+    // Name tests once per distinct string, not per slice.
+    let mut kind_of_name: HashMap<u32, Option<u8>> = HashMap::new();
+    for s in &store.slices {
         let Some(n) = s.name else { continue };
+        let kind = *kind_of_name.entry(n.0).or_insert_with(|| {
+            let name = store.str(n);
+            if sql_like("Choreographer#doFrame%", name) {
+                Some(0)
+            } else if sql_like("DrawFrame%", name) {
+                Some(1)
+            } else {
+                None
+            }
+        });
+        let Some(kind) = kind else { continue };
         let TrackScope::Thread(utid) = store.tracks[s.track_id as usize].scope else {
             continue;
         };
         let t = &store.threads[utid as usize];
-        let Some(upid) = t.upid else { continue };
-        if !upids.contains(&upid) {
+        let Some(upid) = t.upid.filter(|&u| keep(u)) else {
             continue;
-        }
-        let name = store.str(n);
+        };
         let is_main = store.processes[upid as usize].pid == t.tid;
-        if sql_like("Choreographer#doFrame%", name) && is_main {
-            rows.push((
-                0,
+        let selected = match kind {
+            0 => is_main,
+            _ => sql_like("RenderThread", name_of(t.name)),
+        };
+        if selected {
+            rows.entry(upid).or_default().push((
+                kind,
                 MbSlice {
-                    name: name.to_string(),
-                    ts: s.ts,
-                    dur: s.dur,
-                },
-            ));
-        } else if sql_like("DrawFrame%", name) && sql_like("RenderThread", name_of(t.name)) {
-            rows.push((
-                1,
-                MbSlice {
-                    name: name.to_string(),
+                    name: store.str(n).to_string(),
                     ts: s.ts,
                     dur: s.dur,
                 },
             ));
         }
-        let _ = i;
     }
     for f in &store.frame_timeline {
-        if !upids.contains(&f.upid) {
+        if !keep(f.upid) {
             continue;
         }
         let s = &store.slices[f.slice_id as usize];
-        let prefix = if f.actual { "actual " } else { "expected " };
-        rows.push((
-            if f.actual { 2 } else { 3 },
+        let (kind, prefix) = if f.actual {
+            (2, "actual ")
+        } else {
+            (3, "expected ")
+        };
+        rows.entry(f.upid).or_default().push((
+            kind,
             MbSlice {
                 name: format!("{prefix}{}", name_of(s.name)),
                 ts: s.ts,
@@ -81,7 +95,11 @@ pub fn input_for(store: &Store, upids: &[Upid]) -> MbInput {
             },
         ));
     }
-    // UNION: identical rows count once; then ORDER BY ts.
+    rows
+}
+
+/// UNION semantics (identical rows count once), ORDER BY ts, split by kind.
+fn to_input(mut rows: Vec<(u8, MbSlice)>) -> MbInput {
     rows.sort_by(|a, b| (a.1.ts, &a.1.name, a.1.dur).cmp(&(b.1.ts, &b.1.name, b.1.dur)));
     rows.dedup_by(|a, b| a.1 == b.1);
     let mut input = MbInput::default();
@@ -96,9 +114,26 @@ pub fn input_for(store: &Store, upids: &[Upid]) -> MbInput {
     input
 }
 
-pub fn block(store: &Store, upids: &[Upid], api: u32) -> MacrobenchmarkBlock {
-    let input = input_for(store, upids);
-    let (frames, problem) = match frame_timing::frames(&input, api) {
+/// The inputs of Macrobenchmark's query for the given processes together (a package).
+pub fn input_for(store: &Store, upids: &[Upid]) -> MbInput {
+    to_input(
+        rows_by_process(store, |u| upids.contains(&u))
+            .into_values()
+            .flatten()
+            .collect(),
+    )
+}
+
+/// Each process's inputs, in one pass over the trace.
+pub fn inputs_by_process(store: &Store) -> HashMap<Upid, MbInput> {
+    rows_by_process(store, |_| true)
+        .into_iter()
+        .map(|(u, r)| (u, to_input(r)))
+        .collect()
+}
+
+pub fn block(input: &MbInput, api: u32) -> MacrobenchmarkBlock {
+    let (frames, problem) = match frame_timing::frames(input, api) {
         Ok(f) => (f, None),
         Err(p) => (Vec::new(), Some(p.to_string())),
     };
@@ -115,9 +150,13 @@ pub fn block(store: &Store, upids: &[Upid], api: u32) -> MacrobenchmarkBlock {
 }
 
 /// The block for one process; None when it has no doFrame slices (nothing to measure).
-pub fn block_for_process(idx: &Index<'_>, upid: Upid, api: u32) -> Option<MacrobenchmarkBlock> {
-    idx.do_frames.get(&upid)?;
-    Some(block(idx.store, &[upid], api))
+pub fn block_for_process(
+    inputs: &HashMap<Upid, MbInput>,
+    upid: Upid,
+    api: u32,
+) -> Option<MacrobenchmarkBlock> {
+    let input = inputs.get(&upid).filter(|i| !i.ui.is_empty())?;
+    Some(block(input, api))
 }
 
 #[cfg(test)]

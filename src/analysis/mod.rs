@@ -175,7 +175,13 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         }
     }
     let sched = SchedIndex::new(store, &ui_threads);
-    let stats = perfetto_stats::by_process(store);
+    let mb_inputs = macrobenchmark::inputs_by_process(store);
+    let stats = perfetto_stats::by_process(store).unwrap_or_else(|e| {
+        warnings.push(format!(
+            "Perfetto stdlib frame stats could not be computed: {e:#}"
+        ));
+        Default::default()
+    });
     let mut processes = Vec::new();
     for upid in wanted {
         let mut frames = by_process.remove(&upid).unwrap_or_default();
@@ -245,7 +251,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             budget_ms: ms(budget_ns),
             budget_source,
             layers,
-            macrobenchmark: macrobenchmark::block_for_process(&idx, upid, api),
+            macrobenchmark: macrobenchmark::block_for_process(&mb_inputs, upid, api),
             perfetto_frame_stats: stats.get(&upid).cloned(),
             worst_frames: worst,
             all_frames,

@@ -1,8 +1,6 @@
 //! Argument sets (trace_processor's `args` table): key/value bags attached to rows by
 //! `arg_set_id`. Identical sets share one id, as in trace_processor.
 
-use std::collections::HashMap;
-
 use super::strings::{StrId, StringPool};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +46,7 @@ pub struct ArgTable {
     /// All args, grouped by set; `sets[i]` is the range of set `i` in `args`.
     pub args: Vec<Arg>,
     pub sets: Vec<(u32, u32)>,
-    dedup: HashMap<Vec<ArgKey>, u32>,
+    dedup: rustc_hash::FxHashMap<Vec<ArgKey>, u32>,
 }
 
 pub type ArgSetId = u32;

@@ -1,7 +1,5 @@
--- Built after the load (cheaper than maintaining them row by row).
-CREATE INDEX __slice_track ON __intrinsic_slice(track_id);
-CREATE INDEX __counter_track ON __intrinsic_counter(track_id);
-CREATE INDEX __sched_utid ON __intrinsic_sched_slice(utid);
-CREATE INDEX __thread_state_utid ON __intrinsic_thread_state(utid);
-CREATE INDEX __args_set ON __intrinsic_args(arg_set_id);
+-- Built after the load. Only small tables get an index up front: building indexes on the
+-- large event tables costs more than most queries need (SQLite builds an automatic index
+-- for a query that joins on an unindexed column).
 CREATE INDEX __thread_upid ON __intrinsic_thread(upid);
+CREATE INDEX __args_set ON __intrinsic_args(arg_set_id);

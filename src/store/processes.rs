@@ -2,46 +2,14 @@
 //! row numbers that survive pid/tid reuse, threads are associated with processes as soon as
 //! any event tells us how, and names come from the highest-priority source seen.
 
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeMap;
 
 use super::args::ArgValue;
 use super::strings::StrId;
 use super::{ProcessRow, Store, ThreadRow, Upid, Utid};
 
-/// A multiplicative hasher for integer ids: tid lookups run for every sched_switch, and
-/// SipHash's DoS resistance buys nothing for ids read from a local file.
-#[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl IdHasher {
-    #[inline]
-    fn add(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.add(b as u64);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.add(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.add(v);
-    }
-    fn write_i64(&mut self, v: i64) {
-        self.add(v as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+/// tid/pid lookups run for every sched_switch: a fast non-cryptographic hash.
+type IdMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ThreadNamePriority {

@@ -2,8 +2,6 @@
 //! parent, complete ("scoped") slices, and the rule that a slice whose end has passed is
 //! popped before the next one starts.
 
-use std::collections::HashMap;
-
 use super::args::{ArgSetId, ArgValue};
 use super::strings::StrId;
 use super::{Severity, SliceId, SliceRow, Store, TrackId};
@@ -12,9 +10,17 @@ use super::{Severity, SliceId, SliceRow, Store, TrackId};
 pub const PENDING_DUR: i64 = -1;
 const MAX_DEPTH: usize = 512;
 
+/// The open slices of one track, innermost last, and how many of them already have a
+/// duration (only those can be popped by a later event; with none, nothing needs a look).
+#[derive(Default)]
+struct Stack {
+    ids: Vec<SliceId>,
+    complete: u32,
+}
+
 #[derive(Default)]
 pub struct SliceTracker {
-    stacks: HashMap<TrackId, Vec<SliceId>>,
+    stacks: rustc_hash::FxHashMap<TrackId, Stack>,
 }
 
 impl SliceTracker {
@@ -25,9 +31,14 @@ impl SliceTracker {
         new_ts: i64,
         new_dur: i64,
     ) -> bool {
-        let Some(stack) = self.stacks.get_mut(&track) else {
+        let Some(st) = self.stacks.get_mut(&track) else {
             return true;
         };
+        if st.complete == 0 {
+            return true;
+        }
+        let stack = &mut st.ids;
+        let complete = &mut st.complete;
         let mut incomplete_descendent = false;
         let mut i = stack.len() as isize - 1;
         while i >= 0 {
@@ -55,9 +66,13 @@ impl SliceTracker {
                 while stack.len() as isize - 1 > i {
                     let child = stack.pop().unwrap();
                     let c = &mut store.slices[child as usize];
+                    if c.dur != PENDING_DUR {
+                        *complete -= 1;
+                    }
                     c.dur = end - c.ts;
                 }
                 stack.pop();
+                *complete -= 1;
                 incomplete_descendent = false;
                 i -= 1;
                 continue;
@@ -66,6 +81,7 @@ impl SliceTracker {
             let ends_same_and_drop = end == new_ts && !(dur == 0 && new_dur == 0);
             if ends_before || ends_same_and_drop {
                 stack.pop();
+                *complete -= 1;
                 i -= 1;
                 continue;
             }
@@ -101,7 +117,7 @@ impl SliceTracker {
             return None;
         }
         let stack = self.stacks.entry(track).or_default();
-        let depth = stack.len();
+        let depth = stack.ids.len();
         if depth >= MAX_DEPTH {
             store.stat(
                 "slice_max_depth_exceeded",
@@ -110,7 +126,7 @@ impl SliceTracker {
             );
             return None;
         }
-        let parent_id = stack.last().copied();
+        let parent_id = stack.ids.last().copied();
         let id = store.slices.len() as SliceId;
         store.slices.push(SliceRow {
             ts,
@@ -122,7 +138,9 @@ impl SliceTracker {
             parent_id,
             arg_set_id: args,
         });
-        self.stacks.get_mut(&track).unwrap().push(id);
+        let stack = self.stacks.get_mut(&track).unwrap();
+        stack.ids.push(id);
+        stack.complete += (dur != PENDING_DUR) as u32;
         Some(id)
     }
 
@@ -177,7 +195,8 @@ impl SliceTracker {
         if !self.maybe_close_stack(store, track, ts, PENDING_DUR) {
             return None;
         }
-        let stack = self.stacks.get_mut(&track)?;
+        let st = self.stacks.get_mut(&track)?;
+        let stack = &mut st.ids;
         let idx = stack.iter().rposition(|&sid| {
             let r = &store.slices[sid as usize];
             if r.dur != PENDING_DUR {
@@ -198,6 +217,9 @@ impl SliceTracker {
         r.dur = ts - r.ts;
         if idx == stack.len() - 1 {
             stack.pop();
+        } else {
+            // Stays on the stack with its duration, until an event after its end pops it.
+            st.complete += 1;
         }
         Some(sid)
     }
@@ -227,7 +249,7 @@ impl SliceTracker {
     }
 
     pub fn top_of(&self, track: TrackId) -> Option<SliceId> {
-        self.stacks.get(&track).and_then(|s| s.last().copied())
+        self.stacks.get(&track).and_then(|s| s.ids.last().copied())
     }
 }
 
@@ -237,6 +259,7 @@ impl SliceTracker {
     pub fn innermost_open(&self, store: &Store, track: TrackId) -> Option<SliceId> {
         let stack = self.stacks.get(&track)?;
         stack
+            .ids
             .iter()
             .rev()
             .copied()

@@ -48,6 +48,39 @@ fn frame_slice_names(s: &Store) -> Vec<bool> {
         .collect()
 }
 
+/// Inserts rows whose ids are exactly 0..n in order. The first row carries its id; the rest
+/// let SQLite assign max(id) + 1, the same number, which takes SQLite's append fast path
+/// instead of a B-tree search per row. `bind(stmt, row, first)` binds the row's columns
+/// starting at parameter index `first`.
+fn append_rows(
+    conn: &Connection,
+    table: &str,
+    cols: &[&str],
+    n: usize,
+    mut bind: impl FnMut(&mut rusqlite::Statement<'_>, usize, usize) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let marks = vec!["?"; cols.len()].join(",");
+    let mut first = conn.prepare(&format!(
+        "INSERT INTO {table}(id,{}) VALUES (?,{marks})",
+        cols.join(",")
+    ))?;
+    first.raw_bind_parameter(1, 0i64)?;
+    bind(&mut first, 0, 2)?;
+    first.raw_execute()?;
+    let mut rest = conn.prepare(&format!(
+        "INSERT INTO {table}({}) VALUES ({marks})",
+        cols.join(",")
+    ))?;
+    for i in 1..n {
+        bind(&mut rest, i, 1)?;
+        rest.raw_execute()?;
+    }
+    Ok(())
+}
+
 fn opt_str(s: &Store, id: Option<super::strings::StrId>) -> Option<&str> {
     id.map(|i| s.strings.get(i))
 }
@@ -62,7 +95,6 @@ pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Con
     write_rows(&conn, store, opts)?;
     conn.execute_batch(include_str!("indexes.sql"))?;
     register_functions(&conn, store)?;
-    conn.execute_batch(include_str!("../analysis/stdlib_frames.sql"))?;
     Ok(conn)
 }
 
@@ -134,6 +166,30 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
             ])?;
         }
         if opts.slices {
+            let cols = [
+                "ts",
+                "dur",
+                "track_id",
+                "category",
+                "name",
+                "depth",
+                "parent_id",
+                "arg_set_id",
+            ];
+            let bind_slice = |st: &mut rusqlite::Statement<'_>, i: usize, b: usize| {
+                let r = &s.slices[i];
+                st.raw_bind_parameter(b, r.ts)?;
+                st.raw_bind_parameter(b + 1, r.dur)?;
+                st.raw_bind_parameter(b + 2, r.track_id)?;
+                st.raw_bind_parameter(b + 3, opt_str(s, r.category))?;
+                st.raw_bind_parameter(b + 4, opt_str(s, r.name))?;
+                st.raw_bind_parameter(b + 5, r.depth)?;
+                st.raw_bind_parameter(b + 6, r.parent_id)?;
+                st.raw_bind_parameter(b + 7, r.arg_set_id)
+            };
+            if !opts.only_frame_slices {
+                append_rows(conn, "__intrinsic_slice", &cols, s.slices.len(), bind_slice)?;
+            }
             let mut st = conn.prepare(
                 "INSERT INTO __intrinsic_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id) VALUES (?,?,?,?,?,?,?,?,?)",
             )?;
@@ -143,24 +199,16 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
             } else {
                 Default::default()
             };
-            for (i, r) in s.slices.iter().enumerate() {
-                if let Some(w) = &wanted {
+            // Only the frame slices, under their own ids.
+            if let Some(w) = &wanted {
+                for (i, r) in s.slices.iter().enumerate() {
                     let named = r.name.is_some_and(|n| w[n.0 as usize]);
-                    if !named && !timeline.contains(&(i as u32)) {
-                        continue;
+                    if named || timeline.contains(&(i as u32)) {
+                        st.raw_bind_parameter(1, i as i64)?;
+                        bind_slice(&mut st, i, 2)?;
+                        st.raw_execute()?;
                     }
                 }
-                st.execute(params![
-                    i as i64,
-                    r.ts,
-                    r.dur,
-                    r.track_id,
-                    opt_str(s, r.category),
-                    opt_str(s, r.name),
-                    r.depth,
-                    r.parent_id,
-                    r.arg_set_id
-                ])?;
             }
             write_frame_tables(conn, s)?;
             let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,NULL,NULL)")?;
@@ -169,28 +217,38 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
             }
         }
         if opts.counters {
-            let mut st = conn.prepare(
-                "INSERT INTO __intrinsic_counter(id,ts,track_id,value,arg_set_id) VALUES (?,?,?,?,?)",
+            let cols = ["ts", "track_id", "value", "arg_set_id"];
+            append_rows(
+                conn,
+                "__intrinsic_counter",
+                &cols,
+                s.counters.len(),
+                |st, i, b| {
+                    let c = &s.counters[i];
+                    st.raw_bind_parameter(b, c.ts)?;
+                    st.raw_bind_parameter(b + 1, c.track_id)?;
+                    st.raw_bind_parameter(b + 2, c.value)?;
+                    st.raw_bind_parameter(b + 3, c.arg_set_id)
+                },
             )?;
-            for (i, c) in s.counters.iter().enumerate() {
-                st.execute(params![i as i64, c.ts, c.track_id, c.value, c.arg_set_id])?;
-            }
         }
         if opts.sched {
-            let mut st = conn.prepare(
-                "INSERT INTO __intrinsic_sched_slice(id,ts,dur,utid,end_state,priority,ucpu) VALUES (?,?,?,?,?,?,?)",
+            let cols = ["ts", "dur", "utid", "end_state", "priority", "ucpu"];
+            append_rows(
+                conn,
+                "__intrinsic_sched_slice",
+                &cols,
+                s.sched.len(),
+                |st, i, b| {
+                    let r = &s.sched[i];
+                    st.raw_bind_parameter(b, r.ts)?;
+                    st.raw_bind_parameter(b + 1, r.dur)?;
+                    st.raw_bind_parameter(b + 2, r.utid)?;
+                    st.raw_bind_parameter(b + 3, opt_str(s, r.end_state))?;
+                    st.raw_bind_parameter(b + 4, r.priority)?;
+                    st.raw_bind_parameter(b + 5, r.cpu)
+                },
             )?;
-            for (i, r) in s.sched.iter().enumerate() {
-                st.execute(params![
-                    i as i64,
-                    r.ts,
-                    r.dur,
-                    r.utid,
-                    opt_str(s, r.end_state),
-                    r.priority,
-                    r.cpu
-                ])?;
-            }
             let mut st = conn.prepare(
                 "INSERT INTO __intrinsic_thread_state(id,ts,dur,utid,state,waker_utid,waker_id,irq_context,ucpu) VALUES (?,?,?,?,?,?,?,?,?)",
             )?;
@@ -217,7 +275,13 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
             "INSERT INTO __intrinsic_args(id,arg_set_id,flat_key,key,int_value,string_value,real_value,value_type) VALUES (?,?,?,?,?,?,?,?)",
         )?;
         let mut id = 0i64;
-        for (set_id, &(a, b)) in s.args.sets.iter().enumerate() {
+        // The frame tables of an analysis read no args.
+        let arg_sets = if opts.only_frame_slices {
+            &[][..]
+        } else {
+            &s.args.sets[..]
+        };
+        for (set_id, &(a, b)) in arg_sets.iter().enumerate() {
             for arg in &s.args.args[a as usize..b as usize] {
                 let (iv, sv, rv): (Option<i64>, Option<&str>, Option<f64>) = match &arg.value {
                     ArgValue::Int(v) => (Some(*v), None, None),

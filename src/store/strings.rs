@@ -1,14 +1,12 @@
 //! String interning: every name in the store is stored once and referred to by id.
 
-use std::collections::HashMap;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct StrId(pub u32);
 
 #[derive(Default)]
 pub struct StringPool {
     strings: Vec<Box<str>>,
-    index: HashMap<Box<str>, StrId>,
+    index: rustc_hash::FxHashMap<Box<str>, StrId>,
 }
 
 impl StringPool {

@@ -1,8 +1,6 @@
 //! Track interning: one track per (type, what it is attached to, name), created on first use
 //! so that ids come out in the order trace_processor assigns them.
 
-use std::collections::HashMap;
-
 use super::args::ArgValue;
 use super::strings::StrId;
 use super::{EventType, Store, TrackId, TrackRow, TrackScope};
@@ -78,7 +76,7 @@ impl<'a> TrackSpec<'a> {
 
 #[derive(Default)]
 pub struct TrackTracker {
-    index: HashMap<TrackKey, TrackId>,
+    index: rustc_hash::FxHashMap<TrackKey, TrackId>,
 }
 
 impl TrackTracker {

@@ -215,7 +215,7 @@ enum StreamKey {
 pub struct Sorter {
     pub arena: BlobArena,
     queues: Vec<AnyQueue>,
-    stream_index: std::collections::HashMap<StreamKey, usize>,
+    stream_index: rustc_hash::FxHashMap<StreamKey, usize>,
     next_alloc: u32,
     mode: SortingMode,
     extraction_limit: u32,

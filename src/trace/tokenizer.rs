@@ -2,8 +2,6 @@
 //! clock snapshots, service events, system info, decompression, conversion of timestamps to
 //! the trace clock, and cutting ftrace bundles into per-CPU events for the sorter.
 
-use std::collections::HashMap;
-
 use prost::Message;
 
 use super::clock::{self, ClockKey, ClockTracker};
@@ -46,7 +44,7 @@ pub struct Tokenizer {
     pub clocks: ClockTracker,
     pub sorter: Sorter,
     wanted: Wanted,
-    seqs: HashMap<u32, SequenceState>,
+    seqs: rustc_hash::FxHashMap<u32, SequenceState>,
     latest_ts: i64,
     ftrace_seen_first_bundle: Vec<bool>,
     deferred: Vec<(Vec<u8>, u64)>,
@@ -122,7 +120,7 @@ impl Tokenizer {
             clocks: ClockTracker::default(),
             sorter: Sorter::default(),
             wanted,
-            seqs: HashMap::new(),
+            seqs: Default::default(),
             latest_ts: 0,
             ftrace_seen_first_bundle: Vec::new(),
             deferred: Vec::new(),

@@ -7,7 +7,6 @@ pub mod record;
 mod syscalls;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use self::record::{Parsed, Record};
 use crate::import::android_props::{
@@ -133,13 +132,13 @@ pub struct AtraceParser {
     thread_tracks: Vec<TrackId>,
     /// utid -> inside a sys_write that an atrace record may have to cut short.
     in_sys_write: Vec<bool>,
-    counter_tracks: HashMap<(Upid, StrId), TrackId>,
+    counter_tracks: rustc_hash::FxHashMap<(Upid, StrId), TrackId>,
     /// utid -> the `{utid}` arg set counters carry.
     utid_arg_sets: Vec<Option<ArgSetId>>,
-    legacy: HashMap<TrackId, Legacy>,
+    legacy: rustc_hash::FxHashMap<TrackId, Legacy>,
     /// Args of open slices; written when the slice ends (or at the end of the trace), so
     /// that args given at the end join those given at the start in one set.
-    pending_args: HashMap<SliceId, Vec<PendingArg>>,
+    pending_args: rustc_hash::FxHashMap<SliceId, Vec<PendingArg>>,
     sys_arg_keys: Vec<StrId>,
 }
 
