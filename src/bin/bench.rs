@@ -335,13 +335,25 @@ fn main() -> Result<()> {
     if a.only_generate {
         return Ok(());
     }
+    // Rows the import produces per workload: trace_processor's cropping drops the ftrace data
+    // of the first copies (before the tracing_started it reads at its first extraction), so
+    // small workloads import fewer rows per MB.
+    let mut rows = Vec::new();
+    for (_, _, p) in &workloads {
+        let out = Command::new(&a.bin)
+            .args(["query", &p.display().to_string(), "--format", "csv"])
+            .arg("SELECT (SELECT count(*) FROM slice) + (SELECT count(*) FROM sched) + (SELECT count(*) FROM counter)")
+            .output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        rows.push(text.lines().nth(1).and_then(|l| l.trim().parse::<f64>().ok()).unwrap_or(f64::NAN));
+    }
     println!(
-        "{:<44} {:>7} {:>9} {:>9} {:>10} {:>11}",
-        "command", "copies", "MB", "seconds", "MB/s", "peak MiB"
+        "{:<44} {:>7} {:>9} {:>9} {:>10} {:>11} {:>12} {:>11}",
+        "command", "copies", "MB", "seconds", "MB/s", "peak MiB", "rows", "us/row"
     );
     for cmd in &a.cmd {
         let mut per_mb = Vec::new();
-        for (n, size, p) in &workloads {
+        for ((n, size, p), nrows) in workloads.iter().zip(&rows) {
             let mut best: Option<Run> = None;
             for _ in 0..a.runs {
                 let r = measure(&a.bin, cmd, p)?;
@@ -353,13 +365,15 @@ fn main() -> Result<()> {
             let mb = *size as f64 / 1e6;
             per_mb.push(r.secs / mb);
             println!(
-                "{:<44} {:>7} {:>9.1} {:>9.3} {:>10.1} {:>11.1}",
+                "{:<44} {:>7} {:>9.1} {:>9.3} {:>10.1} {:>11.1} {:>12} {:>11.3}",
                 cmd.replace("{}", "W"),
                 n,
                 mb,
                 r.secs,
                 mb / r.secs,
-                r.peak_mib
+                r.peak_mib,
+                nrows,
+                r.secs * 1e6 / nrows
             );
         }
         if per_mb.len() > 1 {
