@@ -345,7 +345,12 @@ fn main() -> Result<()> {
             .arg("SELECT (SELECT count(*) FROM slice) + (SELECT count(*) FROM sched) + (SELECT count(*) FROM counter)")
             .output()?;
         let text = String::from_utf8_lossy(&out.stdout);
-        rows.push(text.lines().nth(1).and_then(|l| l.trim().parse::<f64>().ok()).unwrap_or(f64::NAN));
+        rows.push(
+            text.lines()
+                .nth(1)
+                .and_then(|l| l.trim().parse::<f64>().ok())
+                .unwrap_or(f64::NAN),
+        );
     }
     println!(
         "{:<44} {:>7} {:>9} {:>9} {:>10} {:>11} {:>12} {:>11}",

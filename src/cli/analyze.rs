@@ -55,6 +55,7 @@ pub fn analysis_load_options() -> LoadOptions {
     LoadOptions {
         kernel_counters: false,
         system_properties: false,
+        thread_state: false,
         ..LoadOptions::all()
     }
 }

@@ -70,12 +70,17 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
         }
         (Some(_), Some(_)) => bail!("give the SQL either as an argument or with --file, not both"),
     };
-    let loaded = load(&a.trace, LoadOptions::all())
-        .with_context(|| format!("cannot load {}", a.trace.display()))?;
+    // thread_state is big and slow to build; only a query that names it gets it.
+    let wants_thread_state = sql.to_ascii_lowercase().contains("thread_state");
+    let load_opts = LoadOptions {
+        thread_state: wants_thread_state,
+        ..LoadOptions::all()
+    };
+    let loaded =
+        load(&a.trace, load_opts).with_context(|| format!("cannot load {}", a.trace.display()))?;
     super::report_warnings(&a.trace, &loaded.warnings);
-    // thread_state is big and slow to write; only a query that names it gets it.
     let opts = ExportOptions {
-        thread_state: sql.to_ascii_lowercase().contains("thread_state"),
+        thread_state: wants_thread_state,
         ..ExportOptions::default()
     };
     let conn = to_connection(&loaded.store, opts).context("building the SQL tables")?;

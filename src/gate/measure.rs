@@ -27,10 +27,8 @@ pub struct Iteration {
 
 fn load_options() -> LoadOptions {
     LoadOptions {
-        kernel_counters: false,
-        system_properties: false,
         progress: false,
-        ..LoadOptions::all()
+        ..crate::cli::analyze::analysis_load_options()
     }
 }
 

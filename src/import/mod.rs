@@ -39,6 +39,8 @@ pub struct LoadOptions {
     pub graphics_frames: bool,
     pub process_tree: bool,
     pub system_properties: bool,
+    /// Build the `thread_state` table from sched and waking events.
+    pub thread_state: bool,
     /// Show a progress bar on standard error when it is a terminal.
     pub progress: bool,
 }
@@ -54,6 +56,7 @@ impl LoadOptions {
             graphics_frames: true,
             process_tree: true,
             system_properties: true,
+            thread_state: true,
             progress: true,
         }
     }
@@ -262,6 +265,7 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     let mut reader = PacketReader::new(src);
     let mut tok = Tokenizer::new(opts.wanted());
     let mut imp = Importer::new();
+    imp.ftrace.sched.skip_thread_states = !opts.thread_state;
     let mut warnings = Vec::new();
     let progress = opts.progress && std::io::stderr().is_terminal();
     let total = reader.source_size();

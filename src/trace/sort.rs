@@ -359,24 +359,18 @@ impl Sorter {
     }
 
     fn extract_until(&mut self, limit: u32, sink: &mut dyn EventSink) {
+        use std::cmp::Reverse;
         let limit_all = limit == u32::MAX;
-        loop {
-            let mut min_idx = usize::MAX;
-            let mut mins = [i64::MAX, i64::MAX];
-            for (i, q) in self.queues.iter().enumerate() {
-                let Some(m) = q.min_ts() else { continue };
-                if min_idx == usize::MAX || m < mins[0] {
-                    mins[1] = mins[0];
-                    mins[0] = m;
-                    min_idx = i;
-                } else if m < mins[1] {
-                    mins[1] = m;
-                }
-            }
-            if min_idx == usize::MAX {
-                break;
-            }
-            let bound = mins[1];
+        // Non-empty queues by (head timestamp, index): the smallest head wins, the lower index
+        // on ties, and it drains up to the next queue's head.
+        let mut heads: std::collections::BinaryHeap<Reverse<(i64, usize)>> = self
+            .queues
+            .iter()
+            .enumerate()
+            .filter_map(|(i, q)| q.min_ts().map(|m| Reverse((m, i))))
+            .collect();
+        while let Some(Reverse((_, min_idx))) = heads.pop() {
+            let bound = heads.peek().map_or(i64::MAX, |Reverse((m, _))| *m);
             let latest = &mut self.latest_pushed_ts;
             let arena = &mut self.arena;
             let n = match &mut self.queues[min_idx] {
@@ -409,6 +403,9 @@ impl Sorter {
             self.pending -= n;
             if n == 0 {
                 break;
+            }
+            if let Some(m) = self.queues[min_idx].min_ts() {
+                heads.push(Reverse((m, min_idx)));
             }
         }
     }

@@ -90,6 +90,8 @@ pub struct SchedParser {
     gpus: Vec<u32>,
     /// Created on first use (it interns its state names).
     thread_states: Option<ThreadStateTracker>,
+    /// Commands that never read `thread_state` skip building it.
+    pub skip_thread_states: bool,
 }
 
 /// Reads the fields of a small ftrace event into slots by field number; absent fields read
@@ -130,9 +132,14 @@ impl SchedParser {
         }
     }
 
-    fn thread_states(&mut self, store: &mut Store) -> &mut ThreadStateTracker {
-        self.thread_states
-            .get_or_insert_with(|| ThreadStateTracker::new(store))
+    fn thread_states(&mut self, store: &mut Store) -> Option<&mut ThreadStateTracker> {
+        if self.skip_thread_states {
+            return None;
+        }
+        Some(
+            self.thread_states
+                .get_or_insert_with(|| ThreadStateTracker::new(store)),
+        )
     }
 
     fn pending_for(&mut self, cpu: u32) -> &mut PendingSched {
@@ -224,8 +231,9 @@ impl SchedParser {
             last_pid: next_pid,
             last_utid: Some(next_utid),
         };
-        self.thread_states(store)
-            .sched_switch(store, ts, cpu, prev_utid, end_state, next_utid);
+        if let Some(t) = self.thread_states(store) {
+            t.sched_switch(store, ts, cpu, prev_utid, end_state, next_utid);
+        }
     }
 
     /// A compact_sched switch carries no prev_* fields: they are inferred from the previous
@@ -277,8 +285,9 @@ impl SchedParser {
             last_utid: Some(next_utid),
         };
         if !raw_only {
-            self.thread_states(store)
-                .sched_switch(store, ts, cpu, prev_utid, end_state, next_utid);
+            if let Some(t) = self.thread_states(store) {
+                t.sched_switch(store, ts, cpu, prev_utid, end_state, next_utid);
+            }
         }
     }
 
@@ -307,8 +316,9 @@ impl SchedParser {
         let wakee = ctx.procs.get_or_create_thread(store, e.pid as u32 as i64);
         // common_flags is 16 bits wide in the kernel.
         let flags = e.common_flags & 0xffff;
-        self.thread_states(store)
-            .waking(store, ts, wakee, waker, Some(flags));
+        if let Some(t) = self.thread_states(store) {
+            t.waking(store, ts, wakee, waker, Some(flags));
+        }
     }
 
     pub fn sched_waking(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, data: &[u8]) {
@@ -319,8 +329,9 @@ impl SchedParser {
         ctx.procs
             .update_thread_name(store, wakee, name, ThreadNamePriority::Ftrace);
         let waker = ctx.procs.get_or_create_thread(store, pid);
-        self.thread_states(store)
-            .waking(store, ts, wakee, waker, None);
+        if let Some(t) = self.thread_states(store) {
+            t.waking(store, ts, wakee, waker, None);
+        }
     }
 
     /// trace_processor only records sched_wakeup / sched_wakeup_new in its raw table (which
@@ -361,8 +372,9 @@ impl SchedParser {
             let source_utid = procs.get_or_create_thread(store, source_tid);
             let new_utid = procs.get_or_create_thread(store, new_tid);
             procs.associate_created_process_to_parent_thread(store, upid, source_utid);
-            self.thread_states(store)
-                .new_task(store, ts, new_utid, source_utid);
+            if let Some(t) = self.thread_states(store) {
+                t.new_task(store, ts, new_utid, source_utid);
+            }
             return;
         }
         let source_utid = procs.get_or_create_thread(store, source_tid);
@@ -375,8 +387,9 @@ impl SchedParser {
                 "Two threads said to share a process were already in different processes.",
             );
         }
-        self.thread_states(store)
-            .new_task(store, ts, new_utid, source_utid);
+        if let Some(t) = self.thread_states(store) {
+            t.new_task(store, ts, new_utid, source_utid);
+        }
     }
 
     pub fn task_rename(&mut self, ctx: &mut Ctx, _ts: i64, data: &[u8]) {
