@@ -147,7 +147,7 @@ fn summary_table(l: &LayerSummary) -> String {
         "Present cadence",
         l.present_cadence.as_ref().map_or("n/a".into(), |c| {
             format!(
-                "{:.1} Hz (median interval {:.2} ms over {} presents, FrameTracer)",
+                "{:.1} Hz (median interval {:.2} ms, {} presents)",
                 c.effective_hz, c.median_interval_ms, c.presents
             )
         }),
@@ -173,25 +173,22 @@ fn summary_table(l: &LayerSummary) -> String {
 
 fn frame_title(f: &FrameReport, t0: i64, value: Option<f64>) -> String {
     let mut s = format!(
-        "frame {} · +{:.3} s · {}",
+        "#{} +{:.3}s {}",
         f.frame_id.map_or("?".into(), |i| i.to_string()),
         (f.ts - t0) as f64 / 1e9,
-        value.map_or("no duration".into(), |v| format!("{v:.2} ms"))
+        value.map_or("no duration".into(), |v| format!("{v:.2}ms"))
     );
-    match (&f.jank_tag, &f.jank_type) {
-        (Some(tag), Some(ty)) => {
-            let _ = write!(s, " · {tag} ({ty})");
-        }
-        (Some(tag), None) => {
-            let _ = write!(s, " · {tag}");
-        }
-        _ => {}
+    if let Some(tag) = &f.jank_tag {
+        let _ = write!(s, " {tag}");
+    }
+    if let Some(ty) = f.jank_type.as_deref().filter(|t| *t != "None") {
+        let _ = write!(s, " ({ty})");
     }
     if let Some(o) = f.overrun_ms {
-        let _ = write!(s, " · overrun {o:.2} ms");
+        let _ = write!(s, ", overrun {o:.2}ms");
     }
     if f.janky {
-        s.push_str(" · janky");
+        s.push_str(", janky");
     }
     s
 }
@@ -255,7 +252,11 @@ fn layer_section(o: &mut String, p: &ProcessReport, l: &LayerSummary) {
         janky,
         p.budget_ms,
         if missing > 0 {
-            format!("; {missing} frames without a duration drawn as grey stubs")
+            format!(
+                "; {missing} frame{} without a duration drawn as grey stub{}",
+                if missing == 1 { "" } else { "s" },
+                if missing == 1 { "" } else { "s" }
+            )
         } else {
             String::new()
         }
@@ -395,44 +396,39 @@ fn worst_frame(o: &mut String, rank: usize, f: &FrameReport, budget_ms: f64, sca
             "<p class=\"note\">Not janky by FrameTimeline or CPU time: no blame computed.</p>",
         ),
     }
-    // The facts the verdict rests on.
-    o.push_str("<table class=\"kv facts\" style=\"margin-top:8px\"><tbody>");
-    let mut kv = |k: &str, v: String| {
-        let _ = write!(o, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(&v));
-    };
-    kv("Layer", layer_name(&f.layer));
-    kv("Frame token (vsync id)", opt(&f.frame_id));
-    kv("Start (trace ns)", f.ts.to_string());
-    kv("Duration", ms(f.dur_ms) + " ms");
-    kv(
-        "UI / CPU / overrun",
-        format!(
-            "{} / {} / {} ms",
-            ms(f.ui_ms),
-            ms(f.cpu_ms),
-            ms(f.overrun_ms)
-        ),
-    );
-    kv("Jank tag (FrameTimeline)", opt(&f.jank_tag));
-    kv("Jank type", opt(&f.jank_type));
-    kv("Present type", opt(&f.present_type));
-    kv("On-time finish", opt(&f.on_time_finish));
-    kv("GPU composition", opt(&f.gpu_composition));
-    kv("Display frame token", opt(&f.display_frame_token));
-    kv("Display frame jank tag", opt(&f.display_jank_tag));
-    kv("doFrame slice id", opt(&f.do_frame_slice_id));
-    kv("DrawFrame slice id", opt(&f.draw_frame_slice_id));
+    // The facts the verdict rests on: FrameTimeline on the left, FrameTracer and the
+    // blame's hot spots on the right.
+    o.push_str("<div class=\"row\">");
+    o.push_str(&kv_table(
+        "FrameTimeline and atrace",
+        &[
+            ("Layer", layer_name(&f.layer)),
+            ("Frame token (vsync id)", opt(&f.frame_id)),
+            ("Start (trace ns)", f.ts.to_string()),
+            ("Duration", ms(f.dur_ms) + " ms"),
+            (
+                "UI / CPU / overrun",
+                format!(
+                    "{} / {} / {} ms",
+                    ms(f.ui_ms),
+                    ms(f.cpu_ms),
+                    ms(f.overrun_ms)
+                ),
+            ),
+            ("Jank tag", opt(&f.jank_tag)),
+            ("Jank type", opt(&f.jank_type)),
+            ("Present type", opt(&f.present_type)),
+            ("On-time finish", opt(&f.on_time_finish)),
+            ("GPU composition", opt(&f.gpu_composition)),
+            ("Display frame token", opt(&f.display_frame_token)),
+            ("Display frame jank tag", opt(&f.display_jank_tag)),
+            ("doFrame slice id", opt(&f.do_frame_slice_id)),
+            ("DrawFrame slice id", opt(&f.draw_frame_slice_id)),
+        ],
+    ));
+    let mut right: Vec<(&str, String)> = Vec::new();
     match &f.buffer {
         Some(b) => {
-            kv("FrameTracer layer", b.layer.clone());
-            kv(
-                "Buffer id / frame number",
-                format!("{} / {}", opt(&b.buffer_id), opt(&b.frame_number)),
-            );
-            kv(
-                "Match confidence",
-                format!("{:?}", b.confidence).to_lowercase(),
-            );
             let phase = |s: &Option<crate::analysis::index::Span>| {
                 s.map_or("n/a".into(), |s| {
                     if s.dur >= 0 {
@@ -442,30 +438,58 @@ fn worst_frame(o: &mut String, rank: usize, f: &FrameReport, budget_ms: f64, sca
                     }
                 })
             };
-            kv("APP_ phase (dequeue → queue)", phase(&b.app));
-            kv("GPU_ phase (queue → fence)", phase(&b.gpu));
-            kv("SF_ phase (latch → present)", phase(&b.sf));
+            right.push(("Layer", b.layer.clone()));
+            right.push(("Buffer id", opt(&b.buffer_id)));
+            right.push(("Frame number", opt(&b.frame_number)));
+            right.push((
+                "Match confidence",
+                format!("{:?}", b.confidence).to_lowercase(),
+            ));
+            right.push(("APP_ (dequeue → queue)", phase(&b.app)));
+            right.push(("GPU_ (queue → fence)", phase(&b.gpu)));
+            right.push(("SF_ (latch → present)", phase(&b.sf)));
         }
-        None => kv("FrameTracer buffer", "no match".into()),
+        None => right.push(("Buffer", "no FrameTracer match".into())),
     }
     if let Some(b) = &f.blame {
-        kv("Blamed side", b.side_label.to_string());
-        kv(
+        right.push(("Blamed side", b.side_label.to_string()));
+        right.push((
             "Jank reasons",
             if b.reasons.is_empty() {
                 "none".into()
             } else {
                 b.reasons.join(", ")
             },
-        );
+        ));
+        if b.hot_spots.is_empty() {
+            right.push(("Hot spots", "none found".into()));
+        }
         for h in &b.hot_spots {
-            kv(
-                &format!("Hot spot ({})", h.thread),
+            right.push((
+                if h.thread == "RenderThread" {
+                    "Hot spot (RenderThread)"
+                } else {
+                    "Hot spot (UI thread)"
+                },
                 format!("\"{}\" {:.2} ms (slice {})", h.name, h.ms, h.slice_id),
-            );
+            ));
         }
     }
-    o.push_str("</tbody></table></details>\n");
+    o.push_str(&kv_table("FrameTracer and blame", &right));
+    o.push_str("</div></details>\n");
+}
+
+/// A two-column table with a caption; keys and values are escaped.
+fn kv_table(caption: &str, rows: &[(&str, String)]) -> String {
+    let mut o = format!(
+        "<table class=\"kv facts\"><caption>{}</caption><tbody>",
+        esc(caption)
+    );
+    for (k, v) in rows {
+        let _ = write!(o, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
+    o.push_str("</tbody></table>");
+    o
 }
 
 fn worst_frames(o: &mut String, ti: usize, p: &ProcessReport) {
@@ -560,8 +584,8 @@ pub fn render_analyze(reports: &[AnalyzeReport]) -> String {
     o.push_str("<h1>frameprobe report</h1>");
     let _ = write!(
         o,
-        "<p class=\"meta\">{} trace{}. Bars: one per frame, coloured by FrameTimeline jank tag, \
-         outlined where clipped at the top of the chart.</p>",
+        "<p class=\"meta\">{} trace{}. Timeline bars: one per frame, coloured by FrameTimeline jank tag, \
+         with a dark cap where a bar is taller than the chart.</p>",
         reports.len(),
         if reports.len() == 1 { "" } else { "s" }
     );

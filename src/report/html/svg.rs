@@ -48,9 +48,8 @@ pub const ALL_TAGS: [&TagStyle; 10] = [
 ];
 
 /// The colours the tag classes stand for (kept in step with [`ALL_TAGS`]).
-pub const TAG_CSS: &str = ".tn{fill:#66bb6a}.ts{fill:#e53935}.to{fill:#fb8c00}.td{fill:#8e24aa}\
-.tb{fill:#42a5f5}.tf{fill:#00838f}.tp{fill:#fdd835}.tu{fill:#9e9e9e}.tc{fill:#d81b60}.tk{fill:#a5d6a7}\
-rect.clip{stroke:#212121;stroke-width:.6}";
+pub const TAG_CSS: &str = ".tn{stroke:#66bb6a}.ts{stroke:#e53935}.to{stroke:#fb8c00}.td{stroke:#8e24aa}\
+.tb{stroke:#42a5f5}.tf{stroke:#00838f}.tp{stroke:#fdd835}.tu{stroke:#9e9e9e}.tc{stroke:#d81b60}.tk{stroke:#a5d6a7}";
 
 /// The style of a frame with this FrameTimeline jank tag (None: no FrameTimeline, judged by
 /// CPU time against the budget, `janky` says which side).
@@ -129,12 +128,12 @@ const TL_TOP: f64 = 14.0;
 const TL_PLOT: f64 = 200.0;
 const TL_BOTTOM: f64 = 30.0;
 /// Pixels per frame budget of time on the x axis, and the width limits of the plot.
-const PX_PER_BUDGET: f64 = 4.0;
+const PX_PER_BUDGET: f64 = 3.0;
 const TL_MIN_W: f64 = 1100.0;
-const TL_MAX_W: f64 = 16000.0;
+const TL_MAX_W: f64 = 12000.0;
 
 /// The y-axis ceiling: the tallest bar, but not so far above the budget and the P99 that
-/// normal frames become invisible; taller bars are clipped (outlined) at the top.
+/// normal frames become invisible; taller bars are clipped and capped at the top.
 pub fn timeline_ceiling(values: &[f64], budget_ms: f64, p99: Option<f64>) -> f64 {
     let max = values.iter().copied().fold(0.0, f64::max);
     let cap = (4.0 * budget_ms).max(p99.unwrap_or(0.0) * 1.15);
@@ -216,14 +215,18 @@ pub fn timeline(bars: &[Bar], budget_ms: f64, y_max: f64, y_label: &str) -> Stri
         );
         s += xstep;
     }
-    // Bars, drawn upwards from the baseline (the group is flipped so they need no y).
+    // Bars: vertical strokes drawn upwards from the baseline (the group is flipped, so a bar
+    // is "M x 0 v height"; the stroke width is the group's), which keeps a 2,000-frame page
+    // small.
     let _ = write!(
         o,
-        "<g class=\"bars\" transform=\"translate(0 {}) scale(1 -1)\">",
+        "<g class=\"bars\" stroke-width=\"{}\" transform=\"translate(0 {}) scale(1 -1)\">",
+        num(bar_w),
         num(TL_TOP + TL_PLOT)
     );
+    let mut caps = String::new();
     for b in bars {
-        let x = TL_LEFT + (b.ts - t0) as f64 * px_per_ns;
+        let x = TL_LEFT + (b.ts - t0) as f64 * px_per_ns + bar_w / 2.0;
         let (h, clipped, class) = match b.value_ms {
             Some(v) => (
                 (v.max(0.0).min(y_max) / y_max * TL_PLOT).max(1.0),
@@ -234,18 +237,33 @@ pub fn timeline(bars: &[Bar], budget_ms: f64, y_max: f64, y_label: &str) -> Stri
         };
         let _ = write!(
             o,
-            "<rect x=\"{}\" width=\"{}\" height=\"{}\" class=\"{}{}{}\" data-frame=\"{}\"><title>{}</title></rect>",
+            "<path d=\"M{} 0v{}\" class=\"{}{}\" data-frame=\"{}\"><title>{}</title></path>",
             num(x),
-            num(bar_w),
             num(h),
             class,
             if b.janky { " j" } else { "" },
-            if clipped { " clip" } else { "" },
             esc(&b.frame),
             esc(&b.title)
         );
+        if clipped {
+            let _ = write!(
+                caps,
+                "<path d=\"M{} {}h{}\"/>",
+                num(x - bar_w / 2.0 - 1.0),
+                num(TL_PLOT - 1.5),
+                num(bar_w + 2.0)
+            );
+        }
     }
     o.push_str("</g>");
+    if !caps.is_empty() {
+        // Bars taller than the chart: a dark cap where they leave it.
+        let _ = write!(
+            o,
+            "<g class=\"caps\" stroke=\"#212121\" stroke-width=\"3\" transform=\"translate(0 {}) scale(1 -1)\">{caps}</g>",
+            num(TL_TOP + TL_PLOT)
+        );
+    }
     // The budget line over the bars.
     let by = y(budget_ms);
     let _ = write!(
@@ -283,10 +301,10 @@ pub struct Histogram<'a> {
     pub colour: &'a str,
 }
 
-const H_W: f64 = 520.0;
+const H_W: f64 = 480.0;
 const H_H: f64 = 170.0;
 const H_LEFT: f64 = 42.0;
-const H_TOP: f64 = 34.0;
+const H_TOP: f64 = 48.0;
 const H_BOTTOM: f64 = 34.0;
 
 /// The bin counts of a histogram (shared by callers that need a common y scale).
@@ -420,10 +438,17 @@ pub fn histogram(h: &Histogram<'_>) -> String {
             num(H_TOP + H_H)
         );
     }
-    // Percentile marks; labels on two rows so neighbours do not overlap.
-    for (i, (label, v)) in h.marks.iter().enumerate() {
+    // Percentile marks; each label goes on the lowest of three rows where it does not
+    // overlap the labels already there.
+    let mut row_end = [f64::NEG_INFINITY; 3];
+    for (label, v) in h.marks.iter() {
         let xx = x(*v);
-        let ly = H_TOP - 4.0 - (i % 2) as f64 * 11.0;
+        let half = 3.2 * label.chars().count() as f64 + 2.0;
+        let row = (0..row_end.len())
+            .find(|&r| row_end[r] < xx - half)
+            .unwrap_or(row_end.len() - 1);
+        row_end[row] = xx + half;
+        let ly = H_TOP - 4.0 - row as f64 * 10.0;
         let _ = write!(
             o,
             "<line class=\"pct\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"><title>{} {:.2}</title></line>\
@@ -675,7 +700,7 @@ mod tests {
     fn tag_css_covers_every_tag() {
         for t in ALL_TAGS {
             assert!(
-                TAG_CSS.contains(&format!(".{}{{fill:{}}}", t.class, t.colour)),
+                TAG_CSS.contains(&format!(".{}{{stroke:{}}}", t.class, t.colour)),
                 "{}",
                 t.label
             );
