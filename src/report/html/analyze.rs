@@ -253,7 +253,7 @@ fn layer_section(o: &mut String, p: &ProcessReport, l: &LayerSummary) {
         p.budget_ms,
         if missing > 0 {
             format!(
-                "; {missing} frame{} without a duration drawn as grey stub{}",
+                "; {missing} frame{} without a duration drawn as short stub{}",
                 if missing == 1 { "" } else { "s" },
                 if missing == 1 { "" } else { "s" }
             )

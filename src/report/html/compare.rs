@@ -324,3 +324,133 @@ pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> Stri
     }
     page(&format!("frameprobe compare report: {}", r.process), &o)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::compare::{compare, Thresholds};
+    use crate::gate::metrics::compare_set;
+    use crate::gate::{macrobenchmark_metrics, TestComparison, ThresholdsOut};
+
+    fn iteration(seed: i64, slow: i64) -> Iteration {
+        let mb_frames = (0..120)
+            .map(|i| {
+                let cpu = 6_000_000 + ((i * 7919 + seed) % 3_000_000) + slow * (i % 5) * 1_000_000;
+                (cpu, Some(cpu - 16_000_000))
+            })
+            .collect();
+        let timeline_tags = (0..120)
+            .map(|i| {
+                if i % (10 - slow as usize) == 0 {
+                    "Self Jank"
+                } else {
+                    "No Jank"
+                }
+                .to_string()
+            })
+            .collect();
+        Iteration {
+            path: format!("it{seed}.perfetto-trace").into(),
+            mb_frames,
+            timeline_tags,
+            process_found: true,
+            api_level: 34,
+            problem: None,
+        }
+    }
+
+    /// A report shaped as run_compare's, from hand-made iterations (the gate's own
+    /// statistics, no traces needed).
+    fn report(test: &str, process: &str) -> (CompareReport, Vec<CompareDistributions>) {
+        let b: Vec<Iteration> = (0..3).map(|s| iteration(s, 0)).collect();
+        let c: Vec<Iteration> = (0..3).map(|s| iteration(s, 4)).collect();
+        let th = Thresholds {
+            resamples: 50,
+            ..Default::default()
+        };
+        let br: Vec<&Iteration> = b.iter().collect();
+        let cr: Vec<&Iteration> = c.iter().collect();
+        let metrics: Vec<_> = compare_set()
+            .into_iter()
+            .map(|m| compare(m, &br, &cr, &th))
+            .collect();
+        let info = |i: &Iteration| IterationInfo {
+            path: i.path.display().to_string(),
+            process_found: true,
+            frames: i.mb_frames.len(),
+            timeline_frames: i.timeline_tags.len(),
+            api_level: 34,
+            problem: None,
+        };
+        let r = CompareReport {
+            schema: "frameprobe.compare/v1",
+            tool_version: "test",
+            process: process.into(),
+            outcome: "fail",
+            exit_code: 1,
+            thresholds: ThresholdsOut {
+                abs_ms: th.abs_ms,
+                abs_pct_points: th.abs_pct,
+                abs_frames: th.abs_frames,
+                rel_pct: th.rel_pct,
+                confidence: th.confidence,
+                resamples: th.resamples,
+                seed: th.seed,
+            },
+            tests: vec![TestComparison {
+                test: test.into(),
+                baseline: b.iter().map(info).collect(),
+                candidate: c.iter().map(info).collect(),
+                baseline_macrobenchmark: macrobenchmark_metrics(&br),
+                candidate_macrobenchmark: macrobenchmark_metrics(&cr),
+                metrics,
+            }],
+            errors: vec!["candidate: x.perfetto-trace: <bad & \"odd\">".into()],
+        };
+        let d = vec![CompareDistributions::new(test, &b, &c)];
+        (r, d)
+    }
+
+    #[test]
+    fn compare_page_draws_both_distributions_and_the_gate_verdicts() {
+        let (r, d) = report("Scroll<Benchmark>_scroll", "com.example&co");
+        let html = render_compare(&r, &d);
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        assert!(!html.contains("<script"));
+        // Two histograms per distribution, side by side, with the gate's percentiles.
+        assert_eq!(html.matches("<svg class=\"hist\"").count(), 4);
+        assert!(html.contains("frameDurationCpuMs — baseline (360 frames)"));
+        assert!(html.contains("frameDurationCpuMs — candidate (360 frames)"));
+        assert!(html.contains("frameOverrunMs — candidate"));
+        let p = r.tests[0]
+            .candidate_macrobenchmark
+            .frame_duration_cpu_ms
+            .as_ref()
+            .unwrap();
+        assert!(html.contains(&format!("<title>P90 {:.2}</title>", p.p90)));
+        // Jank rates as paired bars, from run_compare's metrics.
+        assert!(html.contains("<svg class=\"pairs\""));
+        assert!(html.contains("Self Jank baseline:"));
+        // The regression rows are marked, and every metric is listed.
+        assert!(html.contains("class=\"verdict-regression\""));
+        assert_eq!(
+            html.matches("<tr class=\"verdict-").count()
+                + html.matches("<tr><th>frame_").count()
+                + html.matches("<tr><th>jank_").count()
+                + html.matches("<tr><th>frozen").count(),
+            r.tests[0].metrics.len()
+        );
+        // Names are escaped.
+        assert!(html.contains("Scroll&lt;Benchmark&gt;_scroll"));
+        assert!(html.contains("com.example&amp;co"));
+        assert!(html.contains("&lt;bad &amp; &quot;odd&quot;&gt;"));
+        assert!(!html.contains("<bad"));
+    }
+
+    #[test]
+    fn a_test_without_values_says_so() {
+        let (r, _) = report("t", "p");
+        let html = render_compare(&r, &[]);
+        assert!(html.contains("No per-frame values for this test."));
+    }
+}

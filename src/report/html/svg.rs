@@ -112,7 +112,7 @@ fn tick_label(v: f64, step: f64) -> String {
 pub struct Bar {
     /// Start of the frame (trace clock, ns).
     pub ts: i64,
-    /// Bar height in ms; None draws a short grey stub ("no duration").
+    /// Bar height in ms; None draws a short stub ("no duration").
     pub value_ms: Option<f64>,
     pub style: &'static TagStyle,
     pub janky: bool,
@@ -227,20 +227,21 @@ pub fn timeline(bars: &[Bar], budget_ms: f64, y_max: f64, y_label: &str) -> Stri
     let mut caps = String::new();
     for b in bars {
         let x = TL_LEFT + (b.ts - t0) as f64 * px_per_ns + bar_w / 2.0;
-        let (h, clipped, class) = match b.value_ms {
+        // A frame without a duration keeps its colour but is only a short stub.
+        let (h, clipped) = match b.value_ms {
             Some(v) => (
                 (v.max(0.0).min(y_max) / y_max * TL_PLOT).max(1.0),
                 v > y_max,
-                b.style.class,
             ),
-            None => (3.0, false, UNSPECIFIED.class),
+            None => (3.0, false),
         };
         let _ = write!(
             o,
-            "<path d=\"M{} 0v{}\" class=\"{}{}\" data-frame=\"{}\"><title>{}</title></path>",
+            "<path d=\"M{} 0v{}\" class=\"{}{}{}\" data-frame=\"{}\"><title>{}</title></path>",
             num(x),
             num(h),
-            class,
+            b.style.class,
+            if b.value_ms.is_none() { " nd" } else { "" },
             if b.janky { " j" } else { "" },
             esc(&b.frame),
             esc(&b.title)
@@ -725,11 +726,13 @@ mod tests {
             .collect();
         let s = timeline(&bars, 16.7, 35.0, "ms");
         assert_eq!(s.matches("data-frame=").count(), 5);
+        assert_eq!(s.matches(" j\"").count(), 1);
         assert_eq!(
-            s.matches(" j\"").count() + s.matches(" j clip\"").count(),
-            1
+            s.matches("class=\"caps\"").count(),
+            1,
+            "the 40 ms bar is capped at the ceiling"
         );
-        assert!(s.contains("clip"), "the 40 ms bar reaches the ceiling");
+        assert!(s.contains("&lt;x&gt;"));
         assert!(!s.contains("<x>"));
     }
 }
