@@ -14,6 +14,7 @@ pub fn by_process(store: &Store) -> HashMap<Upid, PerfettoFrameStats> {
         counters: false,
         slices: true,
         only_frame_slices: true,
+        thread_state: false,
     };
     let Ok(conn) = to_connection(store, opts) else {
         return out;

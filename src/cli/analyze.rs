@@ -140,7 +140,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
         ReportFormat::Table | ReportFormat::Markdown => {
             let csv = analyze_csv::frames_csv(&r);
-            let rows: Vec<Vec<String>> = csv.lines().map(|l| split_csv_line(l)).collect();
+            let rows: Vec<Vec<String>> = csv.lines().map(split_csv_line).collect();
             if a.format == ReportFormat::Markdown {
                 write!(out, "{}", analyze_text::md_table(&rows))?;
             } else {

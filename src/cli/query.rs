@@ -73,8 +73,12 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
     let loaded = load(&a.trace, LoadOptions::all())
         .with_context(|| format!("cannot load {}", a.trace.display()))?;
     super::report_warnings(&a.trace, &loaded.warnings);
-    let conn = to_connection(&loaded.store, ExportOptions::default())
-        .context("building the SQL tables")?;
+    // thread_state is big and slow to write; only a query that names it gets it.
+    let opts = ExportOptions {
+        thread_state: sql.to_ascii_lowercase().contains("thread_state"),
+        ..ExportOptions::default()
+    };
+    let conn = to_connection(&loaded.store, opts).context("building the SQL tables")?;
     let rs = run_sql(&conn, &sql).context("query failed")?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -31,6 +31,14 @@ enum Timeline {
     Actual,
 }
 
+/// What identifies a frame's start event.
+struct Start {
+    upid: Upid,
+    which: Timeline,
+    cookie: i64,
+    token: i64,
+}
+
 #[derive(Default)]
 pub struct FrameTimelineImporter {
     cookies: HashMap<i64, (Upid, Timeline)>,
@@ -81,12 +89,15 @@ impl FrameTimelineImporter {
         &mut self,
         ctx: &mut Ctx,
         ts: i64,
-        upid: Upid,
-        which: Timeline,
-        cookie: i64,
-        token: i64,
+        start: Start,
         args: ArgsBuilder,
     ) -> Option<SliceId> {
+        let Start {
+            upid,
+            which,
+            cookie,
+            token,
+        } = start;
         self.cookies.insert(cookie, (upid, which));
         let spec = spec(ctx, upid, which);
         let track = ctx.compressor.begin(&mut ctx.store, spec, cookie);
@@ -108,7 +119,17 @@ impl FrameTimelineImporter {
             ctx.store.intern("Display frame token"),
             ArgValue::Int(token),
         );
-        if let Some(id) = self.begin(ctx, ts, upid, Timeline::Expected, cookie, token, args) {
+        if let Some(id) = self.begin(
+            ctx,
+            ts,
+            Start {
+                upid,
+                which: Timeline::Expected,
+                cookie,
+                token,
+            },
+            args,
+        ) {
             ctx.store.frame_timeline.push(FrameTimelineRow {
                 slice_id: id,
                 actual: false,
@@ -192,7 +213,17 @@ impl FrameTimelineImporter {
                 ArgValue::Int(v),
             );
         }
-        let Some(id) = self.begin(ctx, ts, upid, Timeline::Actual, cookie, token, a) else {
+        let Some(id) = self.begin(
+            ctx,
+            ts,
+            Start {
+                upid,
+                which: Timeline::Actual,
+                cookie,
+                token,
+            },
+            a,
+        ) else {
             return;
         };
         let row = FrameTimelineRow {
@@ -242,7 +273,17 @@ impl FrameTimelineImporter {
         if let Some(l) = layer {
             a.add(s.intern("Layer name"), ArgValue::Str(l));
         }
-        if let Some(id) = self.begin(ctx, ts, upid, Timeline::Expected, cookie, token, a) {
+        if let Some(id) = self.begin(
+            ctx,
+            ts,
+            Start {
+                upid,
+                which: Timeline::Expected,
+                cookie,
+                token,
+            },
+            a,
+        ) {
             ctx.store.frame_timeline.push(FrameTimelineRow {
                 slice_id: id,
                 actual: false,
@@ -344,7 +385,17 @@ impl FrameTimelineImporter {
             a.add(s.intern("Latched fence state"), ArgValue::Str(s.intern(f)));
         }
         let fence_id = fence.map(|f| ctx.store.intern(f));
-        let Some(id) = self.begin(ctx, ts, upid, Timeline::Actual, cookie, token, a) else {
+        let Some(id) = self.begin(
+            ctx,
+            ts,
+            Start {
+                upid,
+                which: Timeline::Actual,
+                cookie,
+                token,
+            },
+            a,
+        ) else {
             return;
         };
         let row = FrameTimelineRow {

@@ -231,6 +231,10 @@ impl TokenizerHost for Importer {
             if let Some(r) = &u.release {
                 s.set_metadata("system_release", MetaValue::Str(r.clone()));
             }
+            self.ftrace.set_kernel_version(
+                u.sysname.as_deref().unwrap_or(""),
+                u.release.as_deref().unwrap_or(""),
+            );
         }
         if let Some(v) = &info.tracing_service_version {
             s.set_metadata("tracing_service_version", MetaValue::Str(v.clone()));
@@ -324,5 +328,6 @@ impl Importer {
         self.ftrace.finish(&mut self.ctx);
         self.frame_timeline.finish(&mut self.ctx);
         self.graphics.finish(&mut self.ctx);
+        self.ctx.procs.flush_args(&mut self.ctx.store);
     }
 }

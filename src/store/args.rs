@@ -48,10 +48,13 @@ pub struct ArgTable {
     /// All args, grouped by set; `sets[i]` is the range of set `i` in `args`.
     pub args: Vec<Arg>,
     pub sets: Vec<(u32, u32)>,
-    dedup: HashMap<Vec<(StrId, (u8, u64))>, u32>,
+    dedup: HashMap<Vec<ArgKey>, u32>,
 }
 
 pub type ArgSetId = u32;
+
+/// An arg as a hashable dedup key: (key, (value type tag, value bits)).
+type ArgKey = (StrId, (u8, u64));
 
 impl ArgTable {
     /// Stores a set and returns its id (the id of an identical earlier set when there is one).

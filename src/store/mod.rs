@@ -105,6 +105,62 @@ pub struct SchedRow {
     pub priority: i32,
 }
 
+/// A row of `thread_state`: one scheduling state of a thread ("Running", "R", "S", ...).
+/// Optional columns are packed with sentinels (there can be tens of millions of rows);
+/// read them through the accessors.
+#[derive(Debug, Clone)]
+pub struct ThreadStateRow {
+    pub ts: i64,
+    pub dur: i64,
+    pub utid: Utid,
+    state: u32,
+    waker_utid: u32,
+    waker_id: u32,
+    cpu: u16,
+    irq_context: u8,
+}
+
+const NONE_U32: u32 = u32::MAX;
+
+impl ThreadStateRow {
+    /// `state` is `None` when the kernel's prev_state could not be decoded; `waker_id` is
+    /// the row (of this table) of the waker's Running state.
+    pub fn new(
+        ts: i64,
+        utid: Utid,
+        state: Option<StrId>,
+        cpu: Option<u16>,
+        waker: Option<(Utid, Option<u32>)>,
+        irq_context: Option<bool>,
+    ) -> Self {
+        ThreadStateRow {
+            ts,
+            dur: -1,
+            utid,
+            state: state.map_or(NONE_U32, |s| s.0),
+            waker_utid: waker.map_or(NONE_U32, |w| w.0),
+            waker_id: waker.and_then(|w| w.1).unwrap_or(NONE_U32),
+            cpu: cpu.unwrap_or(u16::MAX),
+            irq_context: irq_context.map_or(u8::MAX, u8::from),
+        }
+    }
+    pub fn state(&self) -> Option<StrId> {
+        (self.state != NONE_U32).then_some(StrId(self.state))
+    }
+    pub fn waker_utid(&self) -> Option<Utid> {
+        (self.waker_utid != NONE_U32).then_some(self.waker_utid)
+    }
+    pub fn waker_id(&self) -> Option<u32> {
+        (self.waker_id != NONE_U32).then_some(self.waker_id)
+    }
+    pub fn cpu(&self) -> Option<u16> {
+        (self.cpu != u16::MAX).then_some(self.cpu)
+    }
+    pub fn irq_context(&self) -> Option<u8> {
+        (self.irq_context != u8::MAX).then_some(self.irq_context)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct FlowRow {
     pub slice_out: SliceId,
@@ -189,6 +245,7 @@ pub struct Store {
     pub slices: Vec<SliceRow>,
     pub counters: Vec<CounterRow>,
     pub sched: Vec<SchedRow>,
+    pub thread_states: Vec<ThreadStateRow>,
     pub flows: Vec<FlowRow>,
     pub frame_timeline: Vec<FrameTimelineRow>,
     pub frame_slices: Vec<FrameSliceRow>,

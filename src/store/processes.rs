@@ -2,10 +2,46 @@
 //! row numbers that survive pid/tid reuse, threads are associated with processes as soon as
 //! any event tells us how, and names come from the highest-priority source seen.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
+use super::args::ArgValue;
 use super::strings::StrId;
 use super::{ProcessRow, Store, ThreadRow, Upid, Utid};
+
+/// A multiplicative hasher for integer ids: tid lookups run for every sched_switch, and
+/// SipHash's DoS resistance buys nothing for ids read from a local file.
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl IdHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(b as u64);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.add(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ThreadNamePriority {
@@ -23,14 +59,15 @@ pub enum ProcessNamePriority {
 
 #[derive(Default)]
 pub struct ProcessTracker {
-    pids: HashMap<i64, Upid>,
-    tids: HashMap<i64, Vec<Utid>>,
-    live_tid: HashMap<i64, Utid>,
-    process_threads: HashMap<Upid, Vec<Utid>>,
+    pids: IdMap<i64, Upid>,
+    tids: IdMap<i64, Vec<Utid>>,
+    live_tid: IdMap<i64, Utid>,
+    process_threads: IdMap<Upid, Vec<Utid>>,
     pending_assocs: Vec<(Utid, Utid)>,
     pending_parent_assocs: Vec<(Utid, Upid)>,
     thread_name_priority: Vec<ThreadNamePriority>,
     process_name_priority: Vec<ProcessNamePriority>,
+    process_args: BTreeMap<Upid, Vec<(StrId, ArgValue)>>,
     pub machine_id: Option<u32>,
 }
 
@@ -312,6 +349,7 @@ impl ProcessTracker {
         self.pids.get(&pid).copied()
     }
 
+    #[allow(clippy::too_many_arguments)] // mirrors trace_processor's signature
     fn start_new_process_internal(
         &mut self,
         store: &mut Store,
@@ -390,17 +428,52 @@ impl ProcessTracker {
         }
     }
 
+    /// Name and cmdline from a /proc scan. An empty (`None`) name leaves the name alone;
+    /// the cmdline is always replaced.
     pub fn set_process_metadata(
         &mut self,
         store: &mut Store,
         upid: Upid,
-        name: &str,
-        cmdline: &str,
+        name: Option<StrId>,
+        cmdline: Option<StrId>,
     ) {
-        let name_id = store.intern(name);
-        self.update_process_name(store, upid, Some(name_id), ProcessNamePriority::System);
-        let c = store.intern(cmdline);
-        store.processes[upid as usize].cmdline = Some(c);
+        self.update_process_name(store, upid, name, ProcessNamePriority::System);
+        store.processes[upid as usize].cmdline = cmdline;
+    }
+
+    /// Queues an arg for the process's `arg_set_id` (written by [`Self::flush_args`] at
+    /// the end of the trace; a later value for the same key wins).
+    pub fn add_process_arg(&mut self, upid: Upid, key: StrId, value: ArgValue) {
+        let args = self.process_args.entry(upid).or_default();
+        match args.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => args.push((key, value)),
+        }
+    }
+
+    /// Writes queued process args into arg sets, keeping args the process already had.
+    pub fn flush_args(&mut self, store: &mut Store) {
+        for (upid, args) in std::mem::take(&mut self.process_args) {
+            let Some(row) = store.processes.get(upid as usize) else {
+                continue;
+            };
+            let mut set: Vec<(StrId, ArgValue)> = match row.arg_set_id {
+                Some(id) => store
+                    .args
+                    .set(id)
+                    .iter()
+                    .map(|a| (a.key, a.value.clone()))
+                    .collect(),
+                None => Vec::new(),
+            };
+            for (key, value) in args {
+                match set.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => slot.1 = value,
+                    None => set.push((key, value)),
+                }
+            }
+            store.processes[upid as usize].arg_set_id = store.args.insert_set(set);
+        }
     }
 
     pub fn set_process_uid(&mut self, store: &mut Store, upid: Upid, uid: i64) {
@@ -512,5 +585,109 @@ impl ProcessTracker {
 
     pub fn set_main_thread(&mut self, store: &mut Store, utid: Utid, is_main: bool) {
         store.threads[utid as usize].is_main_thread = Some(is_main);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (Store, ProcessTracker) {
+        let mut store = Store::default();
+        let mut t = ProcessTracker::new(&mut store);
+        t.set_pid_zero_is_swapper(&mut store);
+        (store, t)
+    }
+
+    #[test]
+    fn freed_tid_is_reused_as_a_new_thread() {
+        let (mut s, mut t) = setup();
+        let old = t.update_thread(&mut s, 11, 10);
+        assert_eq!(t.get_or_create_thread(&mut s, 11), old);
+        t.end_thread(&mut s, 50, 11);
+        assert_eq!(s.threads[old as usize].end_ts, Some(50));
+        let new = t.get_or_create_thread(&mut s, 11);
+        assert_ne!(new, old);
+        assert_eq!(s.threads[new as usize].upid, None);
+        // The process lives on: only its main thread's free ends it.
+        let upid = s.threads[old as usize].upid.unwrap();
+        assert_eq!(s.processes[upid as usize].end_ts, None);
+        t.end_thread(&mut s, 60, 10);
+        assert_eq!(s.processes[upid as usize].end_ts, Some(60));
+    }
+
+    #[test]
+    fn reused_pid_starts_a_new_process_and_hides_old_threads() {
+        let (mut s, mut t) = setup();
+        let old_thread = t.update_thread(&mut s, 21, 20);
+        let old_upid = s.threads[old_thread as usize].upid.unwrap();
+        let new_upid = t.start_new_process(
+            &mut s,
+            Some(100),
+            None,
+            20,
+            None,
+            ThreadNamePriority::Ftrace,
+        );
+        assert_ne!(new_upid, old_upid);
+        // The old process's thread 21 is dead: a bare lookup makes a new thread.
+        assert_ne!(t.get_or_create_thread(&mut s, 21), old_thread);
+        let main = t.get_or_create_thread(&mut s, 20);
+        assert_eq!(s.threads[main as usize].upid, Some(new_upid));
+        assert_eq!(s.threads[main as usize].start_ts, Some(100));
+    }
+
+    #[test]
+    fn same_tid_in_two_processes_resolves_by_pid() {
+        let (mut s, mut t) = setup();
+        let a = t.update_thread(&mut s, 31, 30);
+        let b = t.start_new_thread_at(&mut s, None, 31);
+        let up40 = t.get_or_create_process(&mut s, 40);
+        let b2 = t.get_or_create_thread_with_parent(&mut s, 31, up40, true);
+        assert_eq!(b, b2);
+        assert_eq!(t.get_thread_or_null(&s, 31, Some(30)), Some(a));
+        assert_eq!(t.get_thread_or_null(&s, 31, Some(40)), Some(b));
+    }
+
+    #[test]
+    fn pending_thread_associations_resolve_transitively() {
+        let (mut s, mut t) = setup();
+        let a = t.get_or_create_thread(&mut s, 51);
+        let b = t.get_or_create_thread(&mut s, 52);
+        let c = t.get_or_create_thread(&mut s, 50);
+        assert!(t.associate_threads(&mut s, a, b, true));
+        assert!(t.associate_threads(&mut s, b, c, true));
+        let main = t.update_thread(&mut s, 50, 50);
+        assert_eq!(main, c);
+        let upid = s.threads[c as usize].upid;
+        assert!(upid.is_some());
+        assert_eq!(s.threads[a as usize].upid, upid);
+        assert_eq!(s.threads[b as usize].upid, upid);
+        assert_eq!(s.threads[c as usize].is_main_thread, Some(true));
+        assert_eq!(s.threads[a as usize].is_main_thread, Some(false));
+    }
+
+    #[test]
+    fn thread_names_follow_priority() {
+        let (mut s, mut t) = setup();
+        let u = t.get_or_create_thread(&mut s, 5);
+        let (ftrace1, tree, ftrace2) = (s.intern("f1"), s.intern("tree"), s.intern("f2"));
+        t.update_thread_name(&mut s, u, Some(ftrace1), ThreadNamePriority::Ftrace);
+        t.update_thread_name(&mut s, u, Some(ftrace2), ThreadNamePriority::Ftrace);
+        assert_eq!(s.threads[u as usize].name, Some(ftrace2));
+        t.update_thread_name(&mut s, u, Some(tree), ThreadNamePriority::ProcessTree);
+        t.update_thread_name(&mut s, u, Some(ftrace1), ThreadNamePriority::Ftrace);
+        assert_eq!(s.threads[u as usize].name, Some(tree));
+        // "No name" never clears one.
+        t.update_thread_name(&mut s, u, None, ThreadNamePriority::ProcessTree);
+        assert_eq!(s.threads[u as usize].name, Some(tree));
+    }
+
+    #[test]
+    fn swapper_is_utid_zero() {
+        let (mut s, mut t) = setup();
+        assert_eq!(t.get_or_create_thread(&mut s, 0), 0);
+        assert_eq!(s.opt_str(s.threads[0].name), Some("swapper"));
+        assert_eq!(t.get_or_create_process(&mut s, 0), 0);
     }
 }

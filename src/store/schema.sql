@@ -93,6 +93,15 @@ CREATE VIEW sched AS
 CREATE VIEW sched_slice AS
   SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu FROM sched;
 
+CREATE TABLE __intrinsic_thread_state(
+  id INTEGER PRIMARY KEY, ts INTEGER, dur INTEGER, utid INTEGER, state TEXT,
+  io_wait INTEGER, blocked_function TEXT, waker_utid INTEGER, waker_id INTEGER,
+  irq_context INTEGER, ucpu INTEGER);
+CREATE VIEW thread_state AS
+  SELECT id, ts, dur, ucpu AS cpu, utid, state, io_wait, blocked_function, waker_utid,
+         waker_id, irq_context, ucpu
+  FROM __intrinsic_thread_state;
+
 CREATE TABLE __intrinsic_args(
   id INTEGER PRIMARY KEY, arg_set_id INTEGER, flat_key TEXT, key TEXT, int_value INTEGER,
   string_value TEXT, real_value REAL, value_type TEXT);

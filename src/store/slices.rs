@@ -86,6 +86,7 @@ impl SliceTracker {
         true
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn start(
         &mut self,
         store: &mut Store,
@@ -139,6 +140,7 @@ impl SliceTracker {
     }
 
     /// A slice whose duration is known up front (0 for instants).
+    #[allow(clippy::too_many_arguments)]
     pub fn scoped(
         &mut self,
         store: &mut Store,

@@ -21,6 +21,9 @@ pub struct ExportOptions {
     pub slices: bool,
     /// Only the slices the frame tables use (doFrame, DrawFrame, FrameTimeline), for analysis.
     pub only_frame_slices: bool,
+    /// `thread_state` (with `sched`): about two rows per context switch, the costliest
+    /// table to write, so a query that does not name it can skip it.
+    pub thread_state: bool,
 }
 
 impl Default for ExportOptions {
@@ -30,6 +33,7 @@ impl Default for ExportOptions {
             counters: true,
             slices: true,
             only_frame_slices: false,
+            thread_state: true,
         }
     }
 }
@@ -44,7 +48,7 @@ fn frame_slice_names(s: &Store) -> Vec<bool> {
         .collect()
 }
 
-fn opt_str<'a>(s: &'a Store, id: Option<super::strings::StrId>) -> Option<&'a str> {
+fn opt_str(s: &Store, id: Option<super::strings::StrId>) -> Option<&str> {
     id.map(|i| s.strings.get(i))
 }
 
@@ -185,6 +189,27 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                     opt_str(s, r.end_state),
                     r.priority,
                     r.cpu
+                ])?;
+            }
+            let mut st = conn.prepare(
+                "INSERT INTO __intrinsic_thread_state(id,ts,dur,utid,state,waker_utid,waker_id,irq_context,ucpu) VALUES (?,?,?,?,?,?,?,?,?)",
+            )?;
+            let thread_states = if opts.thread_state {
+                &s.thread_states[..]
+            } else {
+                &[]
+            };
+            for (i, r) in thread_states.iter().enumerate() {
+                st.execute(params![
+                    i as i64,
+                    r.ts,
+                    r.dur,
+                    r.utid,
+                    opt_str(s, r.state()),
+                    r.waker_utid(),
+                    r.waker_id(),
+                    r.irq_context(),
+                    r.cpu()
                 ])?;
             }
         }

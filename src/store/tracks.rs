@@ -17,6 +17,13 @@ struct TrackKey {
     machine_id: Option<u32>,
 }
 
+/// The value of an extra track dimension (beyond the scope and the name).
+#[derive(Debug, Clone, Copy)]
+pub enum DimValue<'a> {
+    Int(i64),
+    Str(&'a str),
+}
+
 /// A track to look up or create.
 #[derive(Debug, Clone, Copy)]
 pub struct TrackSpec<'a> {
@@ -27,6 +34,9 @@ pub struct TrackSpec<'a> {
     /// When true, the name is part of the track's identity (trace_processor "name as dimension").
     pub name_is_dimension: bool,
     pub extra: i64,
+    /// Extra dimension args written after the scope's (e.g. a counter key); they must be
+    /// determined by (kind, scope, extra), which is what identifies the track.
+    pub dims: &'a [(&'a str, DimValue<'a>)],
     pub machine_id: Option<u32>,
 }
 
@@ -39,6 +49,7 @@ impl<'a> TrackSpec<'a> {
             name: None,
             name_is_dimension: false,
             extra: 0,
+            dims: &[],
             machine_id: None,
         }
     }
@@ -53,6 +64,10 @@ impl<'a> TrackSpec<'a> {
     }
     pub fn extra(mut self, extra: i64) -> Self {
         self.extra = extra;
+        self
+    }
+    pub fn dims(mut self, dims: &'a [(&'a str, DimValue<'a>)]) -> Self {
+        self.dims = dims;
         self
     }
     pub fn machine(mut self, machine_id: Option<u32>) -> Self {
@@ -97,6 +112,13 @@ impl TrackTracker {
             TrackScope::Thread(u) => dims.push((store.intern("utid"), ArgValue::Int(u as i64))),
             TrackScope::Process(u) => dims.push((store.intern("upid"), ArgValue::Int(u as i64))),
             TrackScope::Cpu(c) => dims.push((store.intern("cpu"), ArgValue::Int(c as i64))),
+        }
+        for &(key, value) in spec.dims {
+            let value = match value {
+                DimValue::Int(v) => ArgValue::Int(v),
+                DimValue::Str(v) => ArgValue::Str(store.intern(v)),
+            };
+            dims.push((store.intern(key), value));
         }
         if spec.name_is_dimension {
             if let Some(n) = spec.name {

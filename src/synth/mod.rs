@@ -185,16 +185,33 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
     let mut s = Streams::default();
     header(&mut s, cfg, render_tid, period);
 
+    // The app was running before the first frame (as in a real trace, where ftrace data
+    // starts before SurfaceFlinger's): its first atrace slices open and close early.
+    if cfg.atrace {
+        let t0 = cfg.start_ns - 200_000_000;
+        s.slice(0, pid, pid, t0, t0 + 5_000_000, "activityResume");
+        s.slice(
+            1,
+            render_tid,
+            pid,
+            t0 + 1_000_000,
+            t0 + 2_000_000,
+            "initialize",
+        );
+    }
     let mut frames = Vec::new();
     let mut prev_late = false;
     let mut cookie = 1i64;
+    // The UI thread and the RenderThread each run one frame at a time.
+    let mut ui_free = 0i64;
+    let mut rt_free = 0i64;
     for i in 0..cfg.frames as i64 {
         let vsync = cfg.start_ns + i * period;
         let vsync_id = 100_000 + i * 3;
         let display_token = 500_000 + i * 3 + 1;
         let slowed = rng.chance(cfg.jank_rate);
         let jitter = |r: &mut Rng| r.range(-cfg.work_jitter_ns, cfg.work_jitter_ns);
-        let ui_start = vsync + 400_000;
+        let ui_start = (vsync + 400_000).max(ui_free + 100_000);
         let mut ui_dur = (cfg.ui_work_ns + jitter(&mut rng)).max(200_000);
         let mut ui_runnable = 0;
         if slowed {
@@ -202,8 +219,13 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
             ui_runnable = cfg.slow_extra_ns / 2;
         }
         let ui_end = ui_start + ui_dur;
-        let rt_start = ui_end + 100_000;
+        // The RenderThread starts drawing while doFrame waits for the frame-state sync.
+        let rt_start = (ui_end - 300_000)
+            .max(ui_start + 100_000)
+            .max(rt_free + 50_000);
         let rt_end = rt_start + (cfg.rt_work_ns + jitter(&mut rng)).max(200_000);
+        ui_free = ui_end;
+        rt_free = rt_end;
         let gpu_done = rt_end + cfg.gpu_work_ns;
         let expected_start = vsync;
         let expected_end = vsync + period;

@@ -40,12 +40,15 @@ struct Group {
     values: Vec<Vec<i64>>,
 }
 
+/// One hop of a cached conversion path (indices into the snapshot groups).
+type PathStep = (usize, usize, usize);
+
 pub struct ClockTracker {
     trace_clock: ClockKey,
     trace_clock_locked: bool,
     domains: HashMap<ClockKey, Domain>,
     groups: Vec<Group>,
-    path_cache: HashMap<ClockKey, Option<Vec<(usize, usize, usize)>>>,
+    path_cache: HashMap<ClockKey, Option<Vec<PathStep>>>,
 }
 
 impl Default for ClockTracker {

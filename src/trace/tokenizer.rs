@@ -492,16 +492,13 @@ impl Tokenizer {
             let mut prio_it = PackedVarints::new(arrays[4]);
             let mut comm_it = PackedVarints::new(arrays[6]);
             let mut acc: i64 = 0;
-            loop {
-                let (Some(d), Some(st), Some(pid), Some(prio), Some(comm)) = (
-                    ts_it.next(),
-                    st_it.next(),
-                    pid_it.next(),
-                    prio_it.next(),
-                    comm_it.next(),
-                ) else {
-                    break;
-                };
+            while let (Some(d), Some(st), Some(pid), Some(prio), Some(comm)) = (
+                ts_it.next(),
+                st_it.next(),
+                pid_it.next(),
+                prio_it.next(),
+                comm_it.next(),
+            ) {
                 acc = acc.wrapping_add(d as i64);
                 let Some(&name) = table.get(comm as usize) else {
                     parse_error = true;
@@ -537,16 +534,13 @@ impl Tokenizer {
             let mut comm_it = PackedVarints::new(arrays[11]);
             let mut flags_it = PackedVarints::new(arrays[12]);
             let mut acc: i64 = 0;
-            loop {
-                let (Some(d), Some(pid), Some(tcpu), Some(prio), Some(comm)) = (
-                    ts_it.next(),
-                    pid_it.next(),
-                    cpu_it.next(),
-                    prio_it.next(),
-                    comm_it.next(),
-                ) else {
-                    break;
-                };
+            while let (Some(d), Some(pid), Some(tcpu), Some(prio), Some(comm)) = (
+                ts_it.next(),
+                pid_it.next(),
+                cpu_it.next(),
+                prio_it.next(),
+                comm_it.next(),
+            ) {
                 acc = acc.wrapping_add(d as i64);
                 let Some(&name) = table.get(comm as usize) else {
                     parse_error = true;

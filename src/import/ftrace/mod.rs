@@ -3,6 +3,8 @@
 
 pub mod atrace;
 pub mod sched;
+pub mod task_state;
+pub mod thread_state;
 
 use super::Ctx;
 use crate::store::{Severity, Store};
@@ -33,6 +35,12 @@ impl FtraceParser {
 
     pub fn set_arch(&mut self, machine: &str) {
         self.atrace.set_arch(machine);
+    }
+
+    /// From SystemInfo.utsname: sched_switch prev_state decoding depends on it.
+    pub fn set_kernel_version(&mut self, sysname: &str, release: &str) {
+        self.sched
+            .set_kernel_version(task_state::parse_kernel_version(sysname, release));
     }
 
     /// On the first ftrace event: events before `tracing_started` are dropped, and events
@@ -90,10 +98,15 @@ impl FtraceParser {
             );
             return;
         };
+        let pid = pid as i64;
+        // trace_processor's raw table records every event but sched_switch with the thread
+        // that emitted it, creating that thread even in the soft-drop window.
+        if id != fid::SCHED_SWITCH {
+            ctx.procs.get_or_create_thread(&mut ctx.store, pid);
+        }
         if ts < self.soft_drop_before {
             return;
         }
-        let pid = pid as i64;
         match id {
             fid::SCHED_SWITCH => self.sched.sched_switch(ctx, ts, cpu, data),
             fid::SCHED_WAKING => self.sched.sched_waking(ctx, ts, pid, data),
@@ -121,34 +134,35 @@ impl FtraceParser {
         }
     }
 
-    pub fn compact_switch(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, e: &CompactSwitch) {
-        self.on_first_event(&ctx.store);
-        if ts < self.soft_drop_before {
-            if ts < self.drop_before {
-                ctx.store.stat(
-                    "ftrace_packet_before_tracing_start",
-                    Severity::Info,
-                    "ftrace events from before tracing started were dropped.",
-                );
-            }
-            return;
+    /// Crop rules for compact_sched records: dropped before tracing started; in the
+    /// soft-drop window they still advance the per-CPU switch state ("raw only").
+    /// Returns `None` when dropped, else whether the record is raw-only.
+    fn compact_crop(&mut self, store: &mut Store, ts: i64) -> Option<bool> {
+        self.on_first_event(store);
+        if ts >= self.soft_drop_before {
+            return Some(false);
         }
-        self.sched.compact_switch(ctx, ts, cpu, e);
+        if ts < self.drop_before {
+            store.stat(
+                "ftrace_packet_before_tracing_start",
+                Severity::Info,
+                "ftrace events from before tracing started were dropped.",
+            );
+            return None;
+        }
+        Some(true)
+    }
+
+    pub fn compact_switch(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, e: &CompactSwitch) {
+        if let Some(raw_only) = self.compact_crop(&mut ctx.store, ts) {
+            self.sched.compact_switch(ctx, ts, cpu, e, raw_only);
+        }
     }
 
     pub fn compact_waking(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, e: &CompactWaking) {
-        self.on_first_event(&ctx.store);
-        if ts < self.soft_drop_before {
-            if ts < self.drop_before {
-                ctx.store.stat(
-                    "ftrace_packet_before_tracing_start",
-                    Severity::Info,
-                    "ftrace events from before tracing started were dropped.",
-                );
-            }
-            return;
+        if let Some(raw_only) = self.compact_crop(&mut ctx.store, ts) {
+            self.sched.compact_waking(ctx, ts, cpu, e, raw_only);
         }
-        self.sched.compact_waking(ctx, ts, cpu, e);
     }
 
     pub fn finish(&mut self, ctx: &mut Ctx) {
