@@ -85,7 +85,7 @@ pub fn legend<'a>(items: impl IntoIterator<Item = (&'a str, &'a str)>) -> String
 
 /// A "nice" tick step (1, 2, 2.5, 5 times a power of ten) giving about `target` ticks.
 pub fn nice_step(range: f64, target: f64) -> f64 {
-    if !(range > 0.0) || !range.is_finite() {
+    if !range.is_finite() || range <= 0.0 {
         return 1.0;
     }
     let raw = range / target.max(1.0);
@@ -580,7 +580,7 @@ pub fn paired_bars(
     let group_w = 92.0;
     let w = group_w * groups.len().max(1) as f64;
     let total_w = left + w + 10.0;
-    let total_h = top + plot_h + 46.0;
+    let total_h = top + plot_h + 52.0;
     let max = groups
         .iter()
         .flat_map(|g| [g.1, g.2])
@@ -661,19 +661,29 @@ pub fn paired_bars(
                 }
             }
         }
+        // Labels word by word on their own lines, so long tag names do not run together.
         let _ = write!(
             o,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">",
             num(gx + group_w / 2.0),
-            num(top + plot_h + 15.0),
-            esc(label)
+            num(top + plot_h + 15.0)
         );
+        for (k, word) in label.split(' ').enumerate() {
+            let _ = write!(
+                o,
+                "<tspan x=\"{}\" dy=\"{}\">{}</tspan>",
+                num(gx + group_w / 2.0),
+                if k == 0 { 0 } else { 12 },
+                esc(word)
+            );
+        }
+        o.push_str("</text>");
     }
     let _ = write!(
         o,
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text></svg>",
         num(left + w / 2.0),
-        num(top + plot_h + 34.0),
+        num(top + plot_h + 44.0),
         esc(unit)
     );
     o
