@@ -51,7 +51,11 @@ pub struct ReportArgs {
 
 fn write_out(path: &PathBuf, html: &str) -> Result<()> {
     if path.as_os_str() == "-" {
-        std::io::stdout().lock().write_all(html.as_bytes())?;
+        match std::io::stdout().lock().write_all(html.as_bytes()) {
+            // A reader that stops early (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            r => r?,
+        }
     } else {
         std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
         eprintln!(

@@ -218,7 +218,13 @@ fn layer_section(o: &mut String, p: &ProcessReport, l: &LayerSummary) {
     sorted.sort_by(f64::total_cmp);
     let marks = pct_marks(&sorted);
     let p99 = marks.iter().find(|m| m.0 == "P99").map(|m| m.1);
-    let t0 = frames[0].ts;
+    // x = 0 is the process's first frame, so the charts of its layers line up.
+    let t0 = p
+        .all_frames
+        .iter()
+        .map(|f| f.ts)
+        .min()
+        .unwrap_or(frames[0].ts);
     let bars: Vec<Bar> = frames
         .iter()
         .zip(&values)
@@ -245,7 +251,7 @@ fn layer_section(o: &mut String, p: &ProcessReport, l: &LayerSummary) {
     let missing = values.iter().filter(|v| v.0.is_none()).count();
     let _ = write!(
         o,
-        "<p class=\"meta\">{} frames; bar height = {}; x = frame start (s from the layer's first frame); \
+        "<p class=\"meta\">{} frames; bar height = {}; x = frame start (s from the process's first frame); \
          {} janky; budget {:.2} ms{}.</p>",
         frames.len(),
         esc(main_metric.label()),
@@ -265,6 +271,7 @@ fn layer_section(o: &mut String, p: &ProcessReport, l: &LayerSummary) {
     let y_max = svg::timeline_ceiling(&sorted, p.budget_ms, p99);
     o.push_str(&svg::timeline(
         &bars,
+        t0,
         p.budget_ms,
         y_max,
         main_metric.label(),
@@ -499,8 +506,8 @@ fn worst_frames(o: &mut String, ti: usize, p: &ProcessReport) {
     }
     let _ = write!(
         o,
-        "<h4 id=\"t{ti}-p{}-worst\">Worst {} frame{}</h4>",
-        p.pid,
+        "<h4 id=\"t{ti}-u{}-worst\">Worst {} frame{}</h4>",
+        p.upid,
         p.worst_frames.len(),
         if p.worst_frames.len() == 1 { "" } else { "s" }
     );
@@ -524,8 +531,8 @@ fn worst_frames(o: &mut String, ti: usize, p: &ProcessReport) {
 fn process_section(o: &mut String, ti: usize, p: &ProcessReport) {
     let _ = write!(
         o,
-        "<section class=\"process\" id=\"t{ti}-p{}\" data-pid=\"{}\"><h3>{} <span class=\"meta\">pid {}</span></h3>",
-        p.pid,
+        "<section class=\"process\" id=\"t{ti}-u{}\" data-pid=\"{}\"><h3>{} <span class=\"meta\">pid {}</span></h3>",
+        p.upid,
         p.pid,
         esc(&process_name(p)),
         p.pid
@@ -609,8 +616,8 @@ pub fn render_analyze(reports: &[AnalyzeReport]) -> String {
             for p in &r.processes {
                 let _ = write!(
                     o,
-                    "<li><a href=\"#t{ti}-p{}\">{} (pid {})</a>: {} frames</li>",
-                    p.pid,
+                    "<li><a href=\"#t{ti}-u{}\">{} (pid {})</a>: {} frames</li>",
+                    p.upid,
                     esc(&process_name(p)),
                     p.pid,
                     p.frames

@@ -142,12 +142,14 @@ pub fn timeline_ceiling(values: &[f64], budget_ms: f64, p99: Option<f64>) -> f64
 
 /// The frame timeline: one bar per frame at its start time, height its duration, colour its
 /// jank tag, the budget as a dashed line; gaps are the times no frame was produced.
-pub fn timeline(bars: &[Bar], budget_ms: f64, y_max: f64, y_label: &str) -> String {
+///
+/// `t0` is the time of x = 0 (the process's first frame, so its layers' charts line up).
+pub fn timeline(bars: &[Bar], t0: i64, budget_ms: f64, y_max: f64, y_label: &str) -> String {
     let mut o = String::new();
     if bars.is_empty() {
         return o;
     }
-    let t0 = bars.iter().map(|b| b.ts).min().unwrap_or(0);
+    let t0 = t0.min(bars.iter().map(|b| b.ts).min().unwrap_or(t0));
     let t1 = bars.iter().map(|b| b.ts).max().unwrap_or(0);
     let budget_ns = (budget_ms * 1e6).max(1.0);
     let span_ns = (t1 - t0) as f64 + budget_ns;
@@ -734,7 +736,7 @@ mod tests {
                 title: "<x>".into(),
             })
             .collect();
-        let s = timeline(&bars, 16.7, 35.0, "ms");
+        let s = timeline(&bars, 1_000_000_000, 16.7, 35.0, "ms");
         assert_eq!(s.matches("data-frame=").count(), 5);
         assert_eq!(s.matches(" j\"").count(), 1);
         assert_eq!(
