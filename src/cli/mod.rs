@@ -7,6 +7,7 @@ pub mod gate;
 pub mod gfxinfo;
 pub mod output;
 pub mod query;
+pub mod report;
 
 use std::process::ExitCode;
 
@@ -39,6 +40,9 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Recompute HWUI JankTracker verdicts from `dumpsys gfxinfo <pkg> framestats` output.
     Gfxinfo(gfxinfo::GfxinfoArgs),
+    /// One self-contained HTML page: frame timelines, histograms, worst frames with blame;
+    /// or baseline vs candidate distributions (--baseline/--candidate).
+    Report(report::ReportArgs),
 }
 
 /// Exit codes: 0 success, 1 a check failed (CI gates), 2 could not do the job.
@@ -54,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::Query(a) => query::run(a),
         Command::Export(a) => export::run(a),
         Command::Gfxinfo(a) => gfxinfo::run(a),
+        Command::Report(a) => report::run(a),
     };
     report_peak_rss();
     match result {

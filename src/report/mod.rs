@@ -2,3 +2,4 @@
 
 pub mod analyze_csv;
 pub mod analyze_text;
+pub mod html;

@@ -1,0 +1,132 @@
+//! `frameprobe report TRACE... -o report.html` and
+//! `frameprobe report --baseline ... --candidate ... --process PKG -o cmp.html`:
+//! one self-contained HTML page.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+use crate::analysis::{analyze, AnalyzeOptions};
+use crate::gate::compare::Thresholds;
+use crate::gate::{measure_inputs, run_compare};
+use crate::import::load;
+use crate::report::html::{self, CompareDistributions};
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// Traces to report on (or use --baseline and --candidate for a comparison).
+    #[arg(required_unless_present = "baseline", conflicts_with_all = ["baseline", "candidate"])]
+    pub traces: Vec<PathBuf>,
+    /// Only these processes: a name (glob) or a pid. Repeatable. With --baseline, the one
+    /// package under test.
+    #[arg(long = "process", short = 'p')]
+    pub processes: Vec<String>,
+    /// Only layers whose name matches this glob.
+    #[arg(long)]
+    pub layer: Option<String>,
+    /// How many of the worst frames to explain per process.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// The HTML file to write (`-` for standard output).
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    /// Compare: baseline traces or directories of Macrobenchmark iteration traces.
+    #[arg(long, num_args = 1.., requires = "candidate")]
+    pub baseline: Vec<PathBuf>,
+    /// Compare: candidate traces or directories.
+    #[arg(long, num_args = 1.., requires = "baseline")]
+    pub candidate: Vec<PathBuf>,
+    /// Compare: bootstrap resamples for the confidence intervals.
+    #[arg(long, default_value_t = 1000)]
+    pub resamples: usize,
+    /// Compare: seed of the bootstrap.
+    #[arg(long, default_value_t = 0x5eed)]
+    pub seed: u64,
+    /// Compare: traces processed in parallel (default: number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+fn write_out(path: &PathBuf, html: &str) -> Result<()> {
+    if path.as_os_str() == "-" {
+        match std::io::stdout().lock().write_all(html.as_bytes()) {
+            // A reader that stops early (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            r => r?,
+        }
+    } else {
+        std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!(
+            "wrote {} ({} KiB)",
+            path.display(),
+            html.len().div_ceil(1024)
+        );
+    }
+    Ok(())
+}
+
+pub fn run(a: ReportArgs) -> Result<ExitCode> {
+    if !a.baseline.is_empty() {
+        return run_compare_report(a);
+    }
+    let opts = AnalyzeOptions {
+        processes: a.processes.clone(),
+        layer: a.layer.clone(),
+        top: a.top,
+        all_frames: true,
+        only_janky: false,
+    };
+    let mut reports = Vec::new();
+    for t in &a.traces {
+        let loaded = load(t, super::analyze::analysis_load_options())
+            .with_context(|| format!("cannot load {}", t.display()))?;
+        super::report_warnings(t, &loaded.warnings);
+        let mut r = analyze(&loaded.store, &opts, &t.display().to_string());
+        r.warnings.extend(loaded.warnings);
+        reports.push(r);
+    }
+    let page = html::render_analyze(&reports);
+    write_out(&a.output, &page)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
+    let package = match a.processes.as_slice() {
+        [p] => p.clone(),
+        [] => bail!("--process PKG is required with --baseline/--candidate"),
+        _ => bail!("give exactly one --process with --baseline/--candidate"),
+    };
+    if a.layer.is_some() {
+        eprintln!("warning: --layer is ignored by the compare report (Macrobenchmark's frames are per process)");
+    }
+    let th = Thresholds {
+        resamples: a.resamples.max(10),
+        seed: a.seed,
+        ..Default::default()
+    };
+    let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
+    let report = run_compare(&a.baseline, &a.candidate, &package, &th, jobs);
+    // The per-frame values for the histograms (the statistics above are run_compare's).
+    let b = measure_inputs(&a.baseline, &package, jobs);
+    let c = measure_inputs(&a.candidate, &package, jobs);
+    let mut dists = Vec::new();
+    for t in &report.tests {
+        // Paired as run_compare pairs them: by name, or the only test on each side.
+        let pair = if b.tests.len() == 1 && c.tests.len() == 1 {
+            b.tests.values().next().zip(c.tests.values().next())
+        } else {
+            b.tests.get(&t.test).zip(c.tests.get(&t.test))
+        };
+        if let Some((bv, cv)) = pair {
+            dists.push(CompareDistributions::new(&t.test, bv, cv));
+        }
+    }
+    for e in &report.errors {
+        eprintln!("warning: {e}");
+    }
+    let page = html::render_compare(&report, &dists);
+    write_out(&a.output, &page)?;
+    Ok(ExitCode::SUCCESS)
+}
