@@ -345,3 +345,158 @@ fn set_frame_number(ctx: &mut Ctx, slice: SliceId, n: i64) {
         row.frame_number = Some(n);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! One case per FrameTracer phase rule (trace_processor's GraphicsFrameEventParser).
+    use super::*;
+    use crate::protos::graphics_frame_event::{BufferEvent, BufferEventType as T};
+
+    struct Run {
+        ctx: Ctx,
+        imp: GraphicsFrameImporter,
+    }
+
+    impl Run {
+        fn new() -> Self {
+            Run { ctx: Ctx::new(), imp: GraphicsFrameImporter::default() }
+        }
+        fn ev(&mut self, ts: i64, kind: Option<i32>, buffer: Option<u32>, frame: u32, layer: Option<&str>) {
+            let e = GraphicsFrameEvent {
+                buffer_event: Some(BufferEvent {
+                    frame_number: Some(frame),
+                    r#type: kind,
+                    layer_name: layer.map(str::to_string),
+                    duration_ns: None,
+                    buffer_id: buffer,
+                }),
+            };
+            self.imp.event(&mut self.ctx, ts, &e.encode_to_vec(), None);
+        }
+        fn at(&mut self, ts: i64, kind: T, buffer: u32, frame: u32, layer: &str) {
+            self.ev(ts, Some(kind as i32), Some(buffer), frame, Some(layer));
+        }
+        /// (ts, dur, slice name) of the slices on the track with this name.
+        fn track(&self, name: &str) -> Vec<(i64, i64, String)> {
+            let s = &self.ctx.store;
+            let ids: Vec<u32> = (0..s.tracks.len() as u32).filter(|&i| s.opt_str(s.tracks[i as usize].name) == Some(name)).collect();
+            s.slices
+                .iter()
+                .filter(|r| ids.contains(&r.track_id))
+                .map(|r| (r.ts, r.dur, s.opt_str(r.name).unwrap_or("").to_string()))
+                .collect()
+        }
+    }
+
+    fn full_frame(r: &mut Run, t0: i64, buffer: u32, frame: u32, layer: &str) {
+        r.at(t0, T::Dequeue, buffer, frame, layer);
+        r.at(t0 + 10, T::Queue, buffer, frame, layer);
+        r.at(t0 + 15, T::AcquireFence, buffer, frame, layer);
+        r.at(t0 + 20, T::Latch, buffer, frame, layer);
+        r.at(t0 + 30, T::PresentFence, buffer, frame, layer);
+    }
+
+    #[test]
+    fn complete_frame_builds_every_phase() {
+        let mut r = Run::new();
+        full_frame(&mut r, 100, 1, 7, "L");
+        assert_eq!(r.track("APP_1 L"), [(100, 10, "7".to_string())]);
+        assert_eq!(r.track("GPU_1 L"), [(110, 5, "7".to_string())]);
+        assert_eq!(r.track("SF_1 L"), [(120, 10, "7".to_string())]);
+        // The last present of a layer has no next present: its Display_ slice stays open.
+        assert_eq!(r.track("Display_L"), [(130, -1, "7".to_string())]);
+        assert_eq!(r.track("Buffer: 1 L").len(), 5);
+    }
+
+    #[test]
+    fn display_phase_runs_present_to_present() {
+        let mut r = Run::new();
+        full_frame(&mut r, 100, 1, 7, "L");
+        full_frame(&mut r, 200, 2, 8, "L");
+        assert_eq!(r.track("Display_L"), [(130, 100, "7".to_string()), (230, -1, "8".to_string())]);
+    }
+
+    #[test]
+    fn missing_queue_renames_the_app_phase_to_zero() {
+        let mut r = Run::new();
+        r.at(100, T::Dequeue, 1, 7, "L");
+        // A second dequeue while the first is still open: the first is abandoned.
+        r.at(150, T::Dequeue, 1, 8, "L");
+        r.at(160, T::Queue, 1, 8, "L");
+        let app = r.track("APP_1 L");
+        assert_eq!(app[0].2, "0", "abandoned dequeue is renamed 0");
+        assert_eq!(app[1], (150, 10, "8".to_string()));
+        let s = &r.ctx.store;
+        let zero = s.frame_slices.iter().find(|f| s.slices[f.slice_id as usize].ts == 100 && s.opt_str(s.slices[f.slice_id as usize].name) == Some("0"));
+        assert_eq!(zero.unwrap().frame_number, Some(0));
+    }
+
+    #[test]
+    fn latch_while_dequeued_also_abandons_the_app_phase() {
+        let mut r = Run::new();
+        r.at(100, T::Dequeue, 1, 7, "L");
+        r.at(120, T::Latch, 1, 7, "L");
+        assert_eq!(r.track("APP_1 L")[0].2, "0");
+        assert_eq!(r.track("SF_1 L"), [(120, -1, "7".to_string())]);
+    }
+
+    #[test]
+    fn missing_acquire_leaves_the_gpu_phase_open() {
+        let mut r = Run::new();
+        r.at(100, T::Dequeue, 1, 7, "L");
+        r.at(110, T::Queue, 1, 7, "L");
+        r.at(120, T::Latch, 1, 7, "L");
+        assert_eq!(r.track("GPU_1 L"), [(110, -1, "7".to_string())]);
+    }
+
+    #[test]
+    fn acquire_before_queue_starts_no_gpu_phase() {
+        let mut r = Run::new();
+        r.at(100, T::Dequeue, 1, 7, "L");
+        r.at(105, T::AcquireFence, 1, 7, "L");
+        r.at(110, T::Queue, 1, 7, "L");
+        assert_eq!(r.track("APP_1 L"), [(100, 10, "7".to_string())]);
+        assert!(r.track("GPU_1 L").is_empty());
+    }
+
+    #[test]
+    fn one_buffer_in_two_layers_keeps_separate_phases() {
+        let mut r = Run::new();
+        r.at(100, T::Dequeue, 1, 7, "A");
+        r.at(101, T::Dequeue, 1, 9, "B");
+        r.at(110, T::Queue, 1, 7, "A");
+        r.at(120, T::Queue, 1, 9, "B");
+        assert_eq!(r.track("APP_1 A"), [(100, 10, "7".to_string())]);
+        assert_eq!(r.track("APP_1 B"), [(101, 19, "9".to_string())]);
+    }
+
+    #[test]
+    fn unknown_type_is_named_unknown_event_and_counted() {
+        let mut r = Run::new();
+        r.ev(100, Some(42), Some(1), 7, Some("L"));
+        r.ev(101, None, Some(1), 7, Some("L"));
+        let raw = r.track("Buffer: 1 L");
+        assert_eq!(raw[0].2, "unknown_event");
+        assert_eq!(raw[1].2, "unknown_event");
+        assert_eq!(r.ctx.store.stat_value(PARSER_ERROR), 2);
+    }
+
+    #[test]
+    fn no_layer_name_still_makes_tracks() {
+        let mut r = Run::new();
+        r.ev(100, Some(T::Dequeue as i32), Some(3), 7, None);
+        r.ev(110, Some(T::Queue as i32), Some(3), 7, None);
+        assert_eq!(r.track("Buffer: 3 ").len(), 2);
+        assert_eq!(r.track("APP_3 "), [(100, 10, "7".to_string())]);
+        let s = &r.ctx.store;
+        assert_eq!(s.opt_str(s.frame_slices[0].layer_name), Some("no_layer_name"));
+    }
+
+    #[test]
+    fn events_without_a_buffer_id_are_counted_and_dropped() {
+        let mut r = Run::new();
+        r.ev(100, Some(T::Dequeue as i32), None, 7, Some("L"));
+        assert!(r.ctx.store.slices.is_empty());
+        assert_eq!(r.ctx.store.stat_value(PARSER_ERROR), 1);
+    }
+}
