@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod fuzz;
 pub mod gate;
 pub mod gfxinfo;
 pub mod import;

@@ -9,7 +9,9 @@ const APP: &str = "com.android.systemui";
 
 /// The statement starting at `start` in the seed, up to its terminating semicolon.
 fn statement(seed: &str, start: &str) -> String {
-    let from = seed.find(start).unwrap_or_else(|| panic!("seed has no query starting {start:?}"));
+    let from = seed
+        .find(start)
+        .unwrap_or_else(|| panic!("seed has no query starting {start:?}"));
     let to = seed[from..].find(';').unwrap() + from + 1;
     seed[from..to].replace("com.example.app", APP)
 }
@@ -23,7 +25,9 @@ fn seed_and_trace(test: &str) -> Option<(String, std::path::PathBuf)> {
 
 #[test]
 fn query_1_expected_vs_actual_per_frame() {
-    let Some((seed, trace)) = seed_and_trace("seed query 1") else { return };
+    let Some((seed, trace)) = seed_and_trace("seed query 1") else {
+        return;
+    };
     let rows = common::query_csv(&trace, &statement(&seed, "WITH app_actual AS ("));
     let head = &rows[0];
     assert_eq!(head[0], "process_name");
@@ -37,13 +41,21 @@ fn query_1_expected_vs_actual_per_frame() {
 
 #[test]
 fn query_2_counts_by_cause_present_and_ready_state() {
-    let Some((seed, trace)) = seed_and_trace("seed query 2") else { return };
+    let Some((seed, trace)) = seed_and_trace("seed query 2") else {
+        return;
+    };
     let rows = common::query_csv(&trace, &statement(&seed, "SELECT\n  a.jank_tag,"));
     let n = rows[0].iter().position(|c| c == "frame_count").unwrap();
     let total: i64 = rows[1..].iter().map(|r| r[n].parse::<i64>().unwrap()).sum();
     assert_eq!(total, 44);
     // MANIFEST jank histogram for systemui: {1:9, 4:1, 64:4, 128:23, 132:2, 192:5}.
-    let tag = |t: &str| -> i64 { rows[1..].iter().filter(|r| r[0] == t).map(|r| r[n].parse::<i64>().unwrap()).sum() };
+    let tag = |t: &str| -> i64 {
+        rows[1..]
+            .iter()
+            .filter(|r| r[0] == t)
+            .map(|r| r[n].parse::<i64>().unwrap())
+            .sum()
+    };
     assert_eq!(tag("Buffer Stuffing"), 23);
     assert_eq!(tag("Self Jank"), 9);
     assert_eq!(tag("Other Jank"), 3);
@@ -52,7 +64,9 @@ fn query_2_counts_by_cause_present_and_ready_state() {
 
 #[test]
 fn query_3_links_app_frames_to_surfaceflinger_display_frames() {
-    let Some((seed, trace)) = seed_and_trace("seed query 3") else { return };
+    let Some((seed, trace)) = seed_and_trace("seed query 3") else {
+        return;
+    };
     let rows = common::query_csv(&trace, &statement(&seed, "WITH app_frame AS ("));
     assert_eq!(rows[0][0], "surface_frame_token");
     assert_eq!(rows.len() - 1, 44);
@@ -63,7 +77,9 @@ fn query_3_links_app_frames_to_surfaceflinger_display_frames() {
 
 #[test]
 fn each_surface_frame_flows_to_its_display_frame() {
-    let Some(dir) = common::shared("traces", "flows") else { return };
+    let Some(dir) = common::shared("traces", "flows") else {
+        return;
+    };
     let rows = common::query_csv(
         &dir.join(TRACE),
         "SELECT COUNT(*), SUM(s.display_frame_token = d.display_frame_token), SUM(d.surface_frame_token IS NULL) \
@@ -76,7 +92,9 @@ fn each_surface_frame_flows_to_its_display_frame() {
 
 #[test]
 fn jank_type_sql_helpers() {
-    let Some(dir) = common::shared("traces", "jank_type_sql_helpers") else { return };
+    let Some(dir) = common::shared("traces", "jank_type_sql_helpers") else {
+        return;
+    };
     let rows = common::query_csv(
         &dir.join(TRACE),
         "SELECT SUM(android_is_app_jank_type(jank_type)), SUM(android_is_sf_jank_type(jank_type)), \

@@ -359,9 +359,19 @@ mod tests {
 
     impl Run {
         fn new() -> Self {
-            Run { ctx: Ctx::new(), imp: GraphicsFrameImporter::default() }
+            Run {
+                ctx: Ctx::new(),
+                imp: GraphicsFrameImporter::default(),
+            }
         }
-        fn ev(&mut self, ts: i64, kind: Option<i32>, buffer: Option<u32>, frame: u32, layer: Option<&str>) {
+        fn ev(
+            &mut self,
+            ts: i64,
+            kind: Option<i32>,
+            buffer: Option<u32>,
+            frame: u32,
+            layer: Option<&str>,
+        ) {
             let e = GraphicsFrameEvent {
                 buffer_event: Some(BufferEvent {
                     frame_number: Some(frame),
@@ -379,7 +389,9 @@ mod tests {
         /// (ts, dur, slice name) of the slices on the track with this name.
         fn track(&self, name: &str) -> Vec<(i64, i64, String)> {
             let s = &self.ctx.store;
-            let ids: Vec<u32> = (0..s.tracks.len() as u32).filter(|&i| s.opt_str(s.tracks[i as usize].name) == Some(name)).collect();
+            let ids: Vec<u32> = (0..s.tracks.len() as u32)
+                .filter(|&i| s.opt_str(s.tracks[i as usize].name) == Some(name))
+                .collect();
             s.slices
                 .iter()
                 .filter(|r| ids.contains(&r.track_id))
@@ -413,7 +425,10 @@ mod tests {
         let mut r = Run::new();
         full_frame(&mut r, 100, 1, 7, "L");
         full_frame(&mut r, 200, 2, 8, "L");
-        assert_eq!(r.track("Display_L"), [(130, 100, "7".to_string()), (230, -1, "8".to_string())]);
+        assert_eq!(
+            r.track("Display_L"),
+            [(130, 100, "7".to_string()), (230, -1, "8".to_string())]
+        );
     }
 
     #[test]
@@ -427,7 +442,10 @@ mod tests {
         assert_eq!(app[0].2, "0", "abandoned dequeue is renamed 0");
         assert_eq!(app[1], (150, 10, "8".to_string()));
         let s = &r.ctx.store;
-        let zero = s.frame_slices.iter().find(|f| s.slices[f.slice_id as usize].ts == 100 && s.opt_str(s.slices[f.slice_id as usize].name) == Some("0"));
+        let zero = s.frame_slices.iter().find(|f| {
+            s.slices[f.slice_id as usize].ts == 100
+                && s.opt_str(s.slices[f.slice_id as usize].name) == Some("0")
+        });
         assert_eq!(zero.unwrap().frame_number, Some(0));
     }
 
@@ -489,7 +507,10 @@ mod tests {
         assert_eq!(r.track("Buffer: 3 ").len(), 2);
         assert_eq!(r.track("APP_3 "), [(100, 10, "7".to_string())]);
         let s = &r.ctx.store;
-        assert_eq!(s.opt_str(s.frame_slices[0].layer_name), Some("no_layer_name"));
+        assert_eq!(
+            s.opt_str(s.frame_slices[0].layer_name),
+            Some("no_layer_name")
+        );
     }
 
     #[test]
