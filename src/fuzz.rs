@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::import::{load_source, LoadOptions};
 use crate::synth::Rng;
 use crate::trace::reader::TraceSource;
-use crate::trace::wire::read_varint;
+use crate::trace::wire::{put_varint, read_varint};
 
 /// Loads one input; returns Err with the panic message if anything panicked.
 pub fn run_one(input: &[u8]) -> Result<(), String> {
@@ -59,18 +59,6 @@ fn packets(bytes: &[u8]) -> Vec<(usize, usize)> {
         pos = end;
     }
     out
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
 }
 
 /// Rewrites one packet with a mutated payload (framing kept valid).

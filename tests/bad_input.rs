@@ -6,6 +6,7 @@ use std::io::Write;
 
 use frameprobe::import::{load_source, LoadOptions};
 use frameprobe::trace::reader::TraceSource;
+use frameprobe::trace::wire::put_varint;
 
 fn opts() -> LoadOptions {
     LoadOptions {
@@ -121,18 +122,6 @@ fn packet_with(field_tag: u8, field_tag2: Option<u8>, payload: &[u8]) -> Vec<u8>
     put_varint(&mut out, pkt.len() as u64);
     out.extend(pkt);
     out
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use frameprobe::trace::wire::{read_varint, Fields, Value};
+use frameprobe::trace::wire::{put_field, put_varint, read_varint, Fields, Value};
 
 #[derive(Parser)]
 #[command(about = "Measure frameprobe on a repeated real trace")]
@@ -39,40 +39,6 @@ struct Args {
     /// Only write the workloads.
     #[arg(long)]
     only_generate: bool,
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
-}
-
-fn put_field(out: &mut Vec<u8>, field: u32, v: Value<'_>) {
-    match v {
-        Value::Varint(x) => {
-            put_varint(out, (field as u64) << 3);
-            put_varint(out, x);
-        }
-        Value::Fixed64(x) => {
-            put_varint(out, ((field as u64) << 3) | 1);
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        Value::Fixed32(x) => {
-            put_varint(out, ((field as u64) << 3) | 5);
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        Value::Bytes(b) => {
-            put_varint(out, ((field as u64) << 3) | 2);
-            put_varint(out, b.len() as u64);
-            out.extend_from_slice(b);
-        }
-    }
 }
 
 /// Rebuilds a message, letting `f` replace fields; `None` copies the field unchanged.

@@ -145,13 +145,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
             if a.format == ReportFormat::Markdown {
                 write!(out, "{}", analyze_text::md_table(&rows))?;
             } else {
-                let mut b = tabled::builder::Builder::default();
-                for r in rows {
-                    b.push_record(r);
-                }
-                let mut t = b.build();
-                t.with(tabled::settings::Style::psql());
-                writeln!(out, "{t}")?;
+                writeln!(out, "{}", crate::report::grid(rows))?;
             }
         }
     }

@@ -191,15 +191,7 @@ fn printed_matches(w: &WindowReport) -> Option<bool> {
 
 // ----- table -----------------------------------------------------------------------------
 
-fn table(rows: Vec<Vec<String>>) -> String {
-    let mut b = tabled::builder::Builder::default();
-    for r in rows {
-        b.push_record(r);
-    }
-    let mut t = b.build();
-    t.with(tabled::settings::Style::psql());
-    t.to_string()
-}
+use crate::report::grid as table;
 
 fn write_table(out: &mut dyn Write, windows: &[WindowReport], summary_only: bool) -> Result<()> {
     for (i, w) in windows.iter().enumerate() {

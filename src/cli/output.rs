@@ -85,14 +85,13 @@ pub fn to_json(rs: &ResultSet) -> serde_json::Value {
 }
 
 pub fn write_table(out: &mut dyn Write, rs: &ResultSet) -> std::io::Result<()> {
-    let mut b = tabled::builder::Builder::default();
-    b.push_record(rs.columns.iter().cloned());
-    for row in &rs.rows {
-        b.push_record(row.iter().map(|v| text(v).unwrap_or_else(|| "NULL".into())));
-    }
-    let mut t = b.build();
-    t.with(tabled::settings::Style::psql());
-    writeln!(out, "{t}")?;
+    let header = std::iter::once(rs.columns.clone());
+    let body = rs.rows.iter().map(|row| {
+        row.iter()
+            .map(|v| text(v).unwrap_or_else(|| "NULL".into()))
+            .collect()
+    });
+    writeln!(out, "{}", crate::report::grid(header.chain(body)))?;
     writeln!(
         out,
         "({} row{})",

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use super::check::{Bound, Outcome, RuleResult};
 use super::compare::{Comparison, Verdict};
 use super::{CheckReport, CompareReport, MacrobenchmarkMetrics};
+use crate::report::grid;
 
 fn num(v: Option<f64>) -> String {
     v.map_or("n/a".into(), |x| format!("{x:.2}"))
@@ -62,16 +63,6 @@ fn macro_text(m: &MacrobenchmarkMetrics) -> String {
         m.frame_count.minimum,
         m.frame_count.maximum
     )
-}
-
-fn grid(rows: Vec<Vec<String>>) -> String {
-    let mut b = tabled::builder::Builder::default();
-    for r in rows {
-        b.push_record(r);
-    }
-    let mut t = b.build();
-    t.with(tabled::settings::Style::psql());
-    t.to_string()
 }
 
 pub fn check_table(r: &CheckReport) -> String {

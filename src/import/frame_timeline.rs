@@ -165,41 +165,13 @@ impl FrameTimelineImporter {
                 s.intern("Present Delay (ms)"),
                 ArgValue::Real(e.present_delay_millis.unwrap_or(0.0) as f64),
             )
-            .add(s.intern("Present type"), ArgValue::Str(s.intern(c.present)))
-            .add(
-                s.intern("Present type (experimental)"),
-                ArgValue::Str(s.intern(c.present_x)),
-            )
-            .add(
-                s.intern("On time finish"),
-                ArgValue::Int(e.on_time_finish.unwrap_or(false) as i64),
-            )
-            .add(
-                s.intern("GPU composition"),
-                ArgValue::Int(e.gpu_composition.unwrap_or(false) as i64),
-            )
-            .add(s.intern("Jank type"), ArgValue::Str(s.intern(&c.jank_type)))
-            .add(
-                s.intern("Jank type (experimental)"),
-                ArgValue::Str(s.intern(&c.jank_type_x)),
-            )
-            .add(
-                s.intern("Jank severity type"),
-                ArgValue::Str(s.intern(c.severity)),
-            )
-            .add(
-                s.intern("Jank Severity Score"),
-                ArgValue::Real(e.jank_severity_score.unwrap_or(0.0) as f64),
-            )
-            .add(
-                s.intern("Prediction type"),
-                ArgValue::Str(s.intern(c.prediction)),
-            )
-            .add(s.intern("Jank tag"), ArgValue::Str(s.intern(jank_tag)))
-            .add(
-                s.intern("Jank tag (experimental)"),
-                ArgValue::Str(s.intern(jank_tag_x)),
-            )
+            .add_all(c.verdict_args(
+                s,
+                e.on_time_finish,
+                e.gpu_composition,
+                e.jank_severity_score,
+                [jank_tag, jank_tag_x],
+            ))
             .add(
                 s.intern("Jank Metadata (debugging only)"),
                 ArgValue::Real(e.jank_debug_metadata.unwrap_or(0.0) as f64),
@@ -341,46 +313,18 @@ impl FrameTimelineImporter {
         if let Some(l) = layer {
             a.add(s.intern("Layer name"), ArgValue::Str(l));
         }
-        a.add(s.intern("Present type"), ArgValue::Str(s.intern(c.present)))
-            .add(
-                s.intern("Present type (experimental)"),
-                ArgValue::Str(s.intern(c.present_x)),
-            )
-            .add(
-                s.intern("On time finish"),
-                ArgValue::Int(e.on_time_finish.unwrap_or(false) as i64),
-            )
-            .add(
-                s.intern("GPU composition"),
-                ArgValue::Int(e.gpu_composition.unwrap_or(false) as i64),
-            )
-            .add(s.intern("Jank type"), ArgValue::Str(s.intern(&c.jank_type)))
-            .add(
-                s.intern("Jank type (experimental)"),
-                ArgValue::Str(s.intern(&c.jank_type_x)),
-            )
-            .add(
-                s.intern("Jank severity type"),
-                ArgValue::Str(s.intern(c.severity)),
-            )
-            .add(
-                s.intern("Jank Severity Score"),
-                ArgValue::Real(e.jank_severity_score.unwrap_or(0.0) as f64),
-            )
-            .add(
-                s.intern("Prediction type"),
-                ArgValue::Str(s.intern(c.prediction)),
-            )
-            .add(s.intern("Jank tag"), ArgValue::Str(s.intern(jank_tag)))
-            .add(
-                s.intern("Jank tag (experimental)"),
-                ArgValue::Str(s.intern(jank_tag_x)),
-            )
-            .add(s.intern("Is Buffer?"), ArgValue::Str(s.intern(is_buffer)))
-            .add(
-                s.intern("Jank Metadata (debugging only)"),
-                ArgValue::Real(e.jank_debug_metadata.unwrap_or(0.0) as f64),
-            );
+        a.add_all(c.verdict_args(
+            s,
+            e.on_time_finish,
+            e.gpu_composition,
+            e.jank_severity_score,
+            [jank_tag, jank_tag_x],
+        ))
+        .add(s.intern("Is Buffer?"), ArgValue::Str(s.intern(is_buffer)))
+        .add(
+            s.intern("Jank Metadata (debugging only)"),
+            ArgValue::Real(e.jank_debug_metadata.unwrap_or(0.0) as f64),
+        );
         if let Some(f) = fence {
             a.add(s.intern("Latched fence state"), ArgValue::Str(s.intern(f)));
         }
@@ -491,6 +435,49 @@ impl Classified {
             jank_type: jank::jank_type_string(mask),
             jank_type_x: jank::jank_type_string(mask_x),
         }
+    }
+
+    /// The args every actual frame carries, in trace_processor's order: present types, on
+    /// time finish, GPU composition, jank types, severity, prediction type and jank tags.
+    fn verdict_args(
+        &self,
+        s: &mut crate::store::Store,
+        on_time_finish: Option<bool>,
+        gpu_composition: Option<bool>,
+        severity_score: Option<f32>,
+        [tag, tag_x]: [&str; 2],
+    ) -> Vec<(crate::store::strings::StrId, ArgValue)> {
+        let mut text = |k: &str, v: &str| (s.intern(k), ArgValue::Str(s.intern(v)));
+        let present = text("Present type", self.present);
+        let present_x = text("Present type (experimental)", self.present_x);
+        let jank_type = text("Jank type", &self.jank_type);
+        let jank_type_x = text("Jank type (experimental)", &self.jank_type_x);
+        let severity = text("Jank severity type", self.severity);
+        let prediction = text("Prediction type", self.prediction);
+        let tag = text("Jank tag", tag);
+        let tag_x = text("Jank tag (experimental)", tag_x);
+        vec![
+            present,
+            present_x,
+            (
+                s.intern("On time finish"),
+                ArgValue::Int(on_time_finish.unwrap_or(false) as i64),
+            ),
+            (
+                s.intern("GPU composition"),
+                ArgValue::Int(gpu_composition.unwrap_or(false) as i64),
+            ),
+            jank_type,
+            jank_type_x,
+            severity,
+            (
+                s.intern("Jank Severity Score"),
+                ArgValue::Real(severity_score.unwrap_or(0.0) as f64),
+            ),
+            prediction,
+            tag,
+            tag_x,
+        ]
     }
 
     fn row(&self, ctx: &mut Ctx, tag: &str, tag_x: &str) -> FrameTimelineRow {

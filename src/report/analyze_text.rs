@@ -121,16 +121,6 @@ fn frame_line(f: &FrameReport) -> String {
     s
 }
 
-fn table(rows: &[Vec<String>]) -> String {
-    let mut b = tabled::builder::Builder::default();
-    for r in rows {
-        b.push_record(r.iter().cloned());
-    }
-    let mut t = b.build();
-    t.with(tabled::settings::Style::psql());
-    t.to_string()
-}
-
 fn sources_line(r: &AnalyzeReport) -> String {
     let s = &r.sources;
     let mark = |b: bool| if b { "yes" } else { "no" };
@@ -172,7 +162,7 @@ pub fn render_table(r: &AnalyzeReport) -> String {
     }
     for p in &r.processes {
         let _ = writeln!(out, "\n{}", process_title(p));
-        let _ = writeln!(out, "{}", table(&layer_rows(p)));
+        let _ = writeln!(out, "{}", super::grid(layer_rows(p)));
         if let Some(m) = &p.macrobenchmark {
             let _ = writeln!(out, "Macrobenchmark: {}", macro_line(m));
         }

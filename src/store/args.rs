@@ -118,6 +118,13 @@ pub struct ArgsBuilder {
 }
 
 impl ArgsBuilder {
+    pub fn add_all(&mut self, args: Vec<(StrId, ArgValue)>) -> &mut Self {
+        for (k, v) in args {
+            self.add(k, v);
+        }
+        self
+    }
+
     pub fn add(&mut self, key: StrId, value: ArgValue) -> &mut Self {
         if let Some(slot) = self.args.iter_mut().find(|(k, _)| *k == key) {
             slot.1 = value;

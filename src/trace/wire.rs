@@ -80,6 +80,43 @@ pub fn read_varint(buf: &[u8], pos: usize) -> Result<(u64, usize), WireError> {
     Err(WireError::Varint(pos))
 }
 
+/// Appends `v` as a varint (for writers: the generator, the benchmark, tests).
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// Appends one field in wire format.
+pub fn put_field(out: &mut Vec<u8>, field: u32, v: Value<'_>) {
+    let tag = (field as u64) << 3;
+    match v {
+        Value::Varint(x) => {
+            put_varint(out, tag);
+            put_varint(out, x);
+        }
+        Value::Fixed64(x) => {
+            put_varint(out, tag | 1);
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        Value::Fixed32(x) => {
+            put_varint(out, tag | 5);
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        Value::Bytes(b) => {
+            put_varint(out, tag | 2);
+            put_varint(out, b.len() as u64);
+            out.extend_from_slice(b);
+        }
+    }
+}
+
 /// Iterates over the fields of one message. Stops (returning an error once) at the first
 /// malformed field; everything before it has been handed out.
 pub struct Fields<'a> {

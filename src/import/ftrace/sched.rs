@@ -504,24 +504,13 @@ impl SchedParser {
 mod tests {
     use super::*;
 
-    fn varint(out: &mut Vec<u8>, mut v: u64) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
-        }
-    }
     fn int(out: &mut Vec<u8>, field: u32, v: i64) {
-        varint(out, (field as u64) << 3);
-        varint(out, v as u64);
+        crate::trace::wire::put_varint(out, (field as u64) << 3);
+        crate::trace::wire::put_varint(out, v as u64);
     }
     fn bytes(out: &mut Vec<u8>, field: u32, b: &[u8]) {
-        varint(out, ((field as u64) << 3) | 2);
-        varint(out, b.len() as u64);
+        crate::trace::wire::put_varint(out, ((field as u64) << 3) | 2);
+        crate::trace::wire::put_varint(out, b.len() as u64);
         out.extend_from_slice(b);
     }
 
