@@ -138,10 +138,16 @@ fn slice_name(idx: &Index<'_>, id: u32) -> String {
 }
 
 fn hot_spot(idx: &Index<'_>, parent: Span, thread: &'static str) -> Option<HotSpot> {
+    // Nested frame markers ("Choreographer#doFrame - resynced to ...") wrap the whole frame;
+    // the hot spot is the longest piece of work inside it.
     let best = idx
         .descendants(parent.id)
         .into_iter()
         .filter(|&c| idx.store.slices[c as usize].dur > 0)
+        .filter(|&c| {
+            let n = slice_name(idx, c);
+            !n.starts_with("Choreographer#doFrame") && !n.starts_with("DrawFrame")
+        })
         .max_by_key(|&c| idx.store.slices[c as usize].dur)?;
     Some(HotSpot {
         thread,
