@@ -21,8 +21,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::blame::ms;
+use super::buffers::match_buffer;
 use super::frames::Frame;
-use super::index::{Index, Span};
+use super::index::{frame_id_of, Index, Span};
 use crate::gfxinfo::frame_info::{FrameInfo, FrameInfoIndex as I};
 use crate::gfxinfo::jank_tracker::{FrameVerdict, JankTracker, JankTrackerConfig};
 use crate::gfxinfo::profile_data::ProfileData;
@@ -192,7 +193,8 @@ pub struct Timing {
     pub expected: Option<At>,
     /// End of the matched FrameTracer GPU_ phase: the buffer's acquire fence signalled.
     pub gpu_completed: Option<i64>,
-    /// The process's frame budget (median expected surface frame, else 60 Hz).
+    /// The vsync period (FrameInterval): the spacing of the process's expected surface frames,
+    /// else its frame budget.
     pub interval_ns: i64,
 }
 
@@ -329,11 +331,15 @@ pub struct HwuiFrame {
     pub triple_buffered: bool,
     /// IntendedVsync → FrameCompleted, minus the sync stall (the histogram value).
     pub total_ms: f64,
+    /// The DrawFrame the FrameInfo was rebuilt from (it can differ from the frame's
+    /// `draw_frame_slice_id` when one doFrame drew several windows).
+    pub draw_frame_slice_id: u32,
 }
 
 impl HwuiFrame {
-    pub fn from_verdict(v: &FrameVerdict) -> Self {
+    pub fn from_verdict(v: &FrameVerdict, draw_frame_slice_id: u32) -> Self {
         HwuiFrame {
+            draw_frame_slice_id,
             janky: v.janky,
             janky_legacy: v.janky_legacy(),
             jank_types: v.jank_types.iter().map(|t| t.key()).collect(),
@@ -368,8 +374,9 @@ pub struct HwuiSummary {
     pub p90_ms: u32,
     pub p95_ms: u32,
     pub p99_ms: u32,
-    /// The FrameInterval given to every frame (the process's frame budget).
+    /// The FrameInterval given to every frame: the vsync period.
     pub frame_interval_ms: f64,
+    pub frame_interval_source: &'static str,
     /// JankTrackers run: one per window (FrameTimeline layer; one for the whole process
     /// without FrameTimeline).
     pub windows: usize,
@@ -405,6 +412,7 @@ impl HwuiSummary {
             p95_ms: s.percentiles_ms[2],
             p99_ms: s.percentiles_ms[3],
             frame_interval_ms: ms(interval_ns),
+            frame_interval_source: "",
             windows: 0,
             frames_judged: 0,
             frames_without_verdict: 0,
@@ -483,18 +491,111 @@ pub fn rebuild(idx: &Index<'_>, frame: &Frame, ui: Span, rt: Span, interval_ns: 
     frame_info(&ui_sl, &rt_sl, &timing)
 }
 
+/// The window a DrawFrame drew, from the `VRI[<window>]` its children name (Android 12+:
+/// `dequeueBuffer - VRI[StatusBar]#2(BLAST Consumer)2`, `setFrameTimelineInfo(VRI[...]#1)`).
+pub fn drawn_window<'a>(children: &[Child<'a>]) -> Option<&'a str> {
+    children.iter().find_map(|c| {
+        let rest = &c.name[c.name.find("VRI[")? + 4..];
+        Some(&rest[..rest.find(']')?])
+    })
+}
+
+/// Whether a FrameTimeline layer is the surface of a ViewRootImpl window: `TX - StatusBar#82`
+/// is `StatusBar`, `TX - com.example/com.example.MainActivity#7` is `MainActivity`.
+pub fn layer_is_window(layer: &str, window: &str) -> bool {
+    let l = layer.strip_prefix("TX - ").unwrap_or(layer);
+    let l = match l.rfind('#') {
+        Some(i) if l[i + 1..].bytes().all(|b| b.is_ascii_digit()) => &l[..i],
+        _ => l,
+    };
+    !window.is_empty()
+        && (l == window
+            || l.strip_suffix(window)
+                .is_some_and(|p| p.ends_with('.') || p.ends_with('/')))
+}
+
+/// The DrawFrame of a frame. A doFrame that draws two windows posts two DrawFrames with the
+/// same vsync id, and the frame model gives both layers' frames the first; here the frame
+/// gets the DrawFrame (with that id, started during its doFrame) that drew its layer's
+/// window, when exactly one did. Otherwise the frame model's choice stands.
+fn draw_frame_for(idx: &Index<'_>, f: &Frame, ui: Span, rt: Span) -> Span {
+    let store = idx.store;
+    let name = |s: Span| {
+        store
+            .opt_str(store.slices[s.id as usize].name)
+            .unwrap_or("")
+    };
+    let (Some(layer), Some(id)) = (f.layer.as_deref(), frame_id_of(name(rt))) else {
+        return rt;
+    };
+    let candidates: Vec<Span> = idx
+        .draw_frames
+        .get(&f.upid)
+        .into_iter()
+        .flatten()
+        .filter(|d| d.ts >= ui.ts && d.ts <= ui.end() && frame_id_of(name(**d)) == Some(id))
+        .copied()
+        .collect();
+    if candidates.len() < 2 {
+        return rt;
+    }
+    let mine: Vec<Span> = candidates
+        .into_iter()
+        .filter(|d| drawn_window(&children(idx, *d)).is_some_and(|w| layer_is_window(layer, w)))
+        .collect();
+    match mine.as_slice() {
+        [one] => *one,
+        _ => rt,
+    }
+}
+
+/// The vsync period from the starts of a process's expected surface frames (FrameTimeline):
+/// the median of the gaps between consecutive starts that lie within 1.5× of the smallest gap
+/// of at least 1 ms (starts of two layers at one vsync differ by < 1 ms; skipped vsyncs make
+/// multiples). None with fewer than two vsyncs.
+pub fn vsync_period(starts: &[i64]) -> Option<i64> {
+    const MIN_GAP: i64 = 1_000_000;
+    let mut starts = starts.to_vec();
+    starts.sort_unstable();
+    let gaps: Vec<i64> = starts
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|&g| g >= MIN_GAP)
+        .collect();
+    let smallest = *gaps.iter().min()?;
+    let mut near: Vec<i64> = gaps
+        .into_iter()
+        .filter(|&g| g < smallest + smallest / 2)
+        .collect();
+    near.sort_unstable();
+    Some(near[near.len() / 2])
+}
+
 /// Judges a process's frames (sorted as the frame model sorts them). A frame gets a verdict
-/// when it has a complete doFrame and DrawFrame; frames sharing both (one doFrame drawn on two
-/// layers) are judged once, in the window of the first, and share the verdict.
-pub fn judge_process(idx: &Index<'_>, frames: &[Frame], interval_ns: i64) -> ProcessHwui {
+/// when it has a complete doFrame and DrawFrame; frames that still share both (one DrawFrame
+/// claimed by two layers) are judged once, in the window of the first, and share the verdict.
+pub fn judge_process(idx: &Index<'_>, frames: &[Frame], budget_ns: i64) -> ProcessHwui {
+    let starts: Vec<i64> = frames
+        .iter()
+        .filter_map(|f| f.timeline.as_ref()?.expected.map(|e| e.ts))
+        .collect();
+    let (interval_ns, interval_source) = match vsync_period(&starts) {
+        Some(p) => (
+            p,
+            "vsync period: spacing of the expected surface frames (FrameTimeline)",
+        ),
+        None => (budget_ns, "the process's frame budget"),
+    };
     let mut pair_of_frame: Vec<Option<usize>> = vec![None; frames.len()];
-    // (first frame, doFrame, DrawFrame)
+    // (first frame, doFrame, DrawFrame); frames whose DrawFrame changed, with their buffer.
     let mut pairs: Vec<(usize, Span, Span)> = Vec::new();
+    let mut moved: HashMap<usize, Frame> = HashMap::new();
     let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
     for (i, f) in frames.iter().enumerate() {
-        let (Some(ui), Some(rt)) = (f.ui, f.rt) else {
+        let (Some(ui), Some(rt0)) = (f.ui, f.rt) else {
             continue;
         };
+        let rt = draw_frame_for(idx, f, ui, rt0);
         if !ui.complete() || !rt.complete() {
             continue;
         }
@@ -503,6 +604,13 @@ pub fn judge_process(idx: &Index<'_>, frames: &[Frame], interval_ns: i64) -> Pro
             pairs.len() - 1
         });
         pair_of_frame[i] = Some(k);
+        if rt != rt0 && pairs[k].0 == i {
+            // Its buffer (and GPU completion) follows the DrawFrame it really had.
+            let mut g = f.clone();
+            g.rt = Some(rt);
+            g.buffer = match_buffer(idx, &g);
+            moved.insert(i, g);
+        }
     }
     if pairs.is_empty() {
         return ProcessHwui {
@@ -525,12 +633,13 @@ pub fn judge_process(idx: &Index<'_>, frames: &[Frame], interval_ns: i64) -> Pro
         let mut tracker = JankTracker::new(JankTrackerConfig::default());
         for &k in list.iter() {
             let (i, ui, rt) = pairs[k];
-            let mut rebuilt = rebuild(idx, &frames[i], ui, rt, interval_ns);
+            let frame = moved.get(&i).unwrap_or(&frames[i]);
+            let mut rebuilt = rebuild(idx, frame, ui, rt, interval_ns);
             from_ft += usize::from(!rebuilt.fallbacks.contains(&I::IntendedVsync));
             from_tracer += usize::from(!rebuilt.fallbacks.contains(&I::GpuCompleted));
             let v = tracker.finish_frame(&mut rebuilt.info);
             report_to(&mut global, &v);
-            verdicts[k] = Some(HwuiFrame::from_verdict(&v));
+            verdicts[k] = Some(HwuiFrame::from_verdict(&v, rt.id));
         }
     }
     let per_frame: Vec<Option<HwuiFrame>> = pair_of_frame
@@ -538,6 +647,7 @@ pub fn judge_process(idx: &Index<'_>, frames: &[Frame], interval_ns: i64) -> Pro
         .map(|k| k.and_then(|k| verdicts[k].clone()))
         .collect();
     let mut summary = HwuiSummary::new(&global, interval_ns);
+    summary.frame_interval_source = interval_source;
     summary.windows = windows.len();
     summary.frames_judged = pairs.len();
     summary.frames_without_verdict = per_frame.iter().filter(|v| v.is_none()).count();
@@ -837,6 +947,42 @@ mod tests {
         assert!(!ok.fallbacks.contains(&I::GpuCompleted));
     }
 
+    #[test]
+    fn vsync_period_from_expected_frame_starts() {
+        // 60 Hz with a skipped vsync (33.3 ms gap) and a second layer at the same vsync.
+        let p = 16_666_667;
+        let starts = [0, p, p + 300, 2 * p, 4 * p, 5 * p, 6 * p + 1];
+        assert_eq!(vsync_period(&starts), Some(p));
+        assert_eq!(vsync_period(&[5]), None);
+        assert_eq!(vsync_period(&[5, 300]), None);
+    }
+
+    #[test]
+    fn drawframes_name_their_window_and_layers_match_it() {
+        let rt = [
+            c("syncFrameState", 1, 2, 1),
+            c(
+                "dequeueBuffer - VRI[NavigationBar0]#1(BLAST Consumer)1",
+                3,
+                4,
+                1,
+            ),
+        ];
+        assert_eq!(drawn_window(&rt), Some("NavigationBar0"));
+        assert_eq!(drawn_window(&rt[..1]), None);
+        assert!(layer_is_window("TX - NavigationBar0#76", "NavigationBar0"));
+        assert!(!layer_is_window("TX - StatusBar#82", "NavigationBar0"));
+        assert!(layer_is_window(
+            "TX - com.android.launcher3/com.android.launcher3.QuickstepOverlayLauncher#7829",
+            "QuickstepOverlayLauncher"
+        ));
+        assert!(!layer_is_window(
+            "TX - com.example/com.example.XMain#3",
+            "Main"
+        ));
+        assert!(!layer_is_window("TX - StatusBar#82", ""));
+    }
+
     fn keys(v: &FrameVerdict) -> Vec<&'static str> {
         v.jank_types.iter().map(|t| t.key()).collect()
     }
@@ -932,7 +1078,7 @@ mod tests {
         assert_eq!(v2.total_duration_ns, 11_600_000);
         assert_eq!(keys(&v2), vec!["high_input_latency", "high_input_latency"]);
 
-        let h = HwuiFrame::from_verdict(&v1);
+        let h = HwuiFrame::from_verdict(&v1, 7);
         assert_eq!(
             (h.janky, h.janky_legacy, h.counted, h.total_ms),
             (true, true, true, 23.8)
