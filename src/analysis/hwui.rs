@@ -92,15 +92,26 @@ pub struct UiSlices {
     pub post_and_wait: Option<At>,
 }
 
-/// Picks the UI marks from a doFrame's descendants (in start order). When the doFrame drew
+/// Picks the UI marks from a doFrame's descendants (in start order): Choreographer's stages
+/// are its children (grandchildren under a `resynced` wrapper). When the doFrame drew
 /// several windows, the draw that belongs to this frame's DrawFrame is the last one posted
 /// (`postAndWait`) at or before the DrawFrame started, and its `Record View#draw()` / `draw`
 /// the last ones before that post.
 pub fn ui_slices(do_frame: At, children: &[Child<'_>], draw_frame_start: i64) -> UiSlices {
+    // Android 15 wraps the stages of a frame that started an interval late in
+    // `Choreographer#doFrame - resynced to <id> in <n>ms`.
+    let stage_depth = if children
+        .iter()
+        .any(|c| c.depth == 1 && c.name.starts_with("Choreographer#doFrame - resynced"))
+    {
+        2
+    } else {
+        1
+    };
     let stage = |name: &str| {
         children
             .iter()
-            .find(|c| c.depth == 1 && c.name == name)
+            .find(|c| c.depth == stage_depth && c.name == name)
             .map(Child::at)
     };
     let post_and_wait = children
@@ -1113,7 +1124,17 @@ mod tests {
     fn a_late_start_is_a_missed_vsync() {
         let r = build(
             (17_000, 30_000),
-            &[c("traversal", 17_100, 29_900, 1)],
+            &[
+                c(
+                    "Choreographer#doFrame - resynced to 7 in 1.0ms",
+                    17_050,
+                    29_950,
+                    1,
+                ),
+                c("animation", 17_080, 17_090, 2),
+                c("traversal", 17_100, 29_900, 2),
+                c("traversal", 17_200, 17_300, 3),
+            ],
             (29_000, 33_000),
             &[
                 c("syncFrameState", 29_100, 29_500, 1),
@@ -1125,6 +1146,9 @@ mod tests {
         );
         // Vsync = 17 − 17 % 16 = 16 ms; SyncQueued 29 (DrawFrame start), SyncStart 29.1.
         assert_eq!(r.info.get(I::Vsync), us(16_000));
+        // The stages sit under the resync wrapper.
+        assert_eq!(r.info.get(I::AnimationStart), us(17_080));
+        assert_eq!(r.info.get(I::PerformTraversalsStart), us(17_100));
         let mut info = r.info.clone();
         let v = JankTracker::new(JankTrackerConfig::default()).finish_frame(&mut info);
         // Legacy: 32.5 − 0.1 = 32.4 > 16 → janky; swap deadline 16 → 32; completed 33 ≥ 32
