@@ -25,7 +25,7 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn process<'a>(r: &'a Value, pid: i64) -> &'a Value {
+fn process(r: &Value, pid: i64) -> &Value {
     r["processes"]
         .as_array()
         .unwrap()

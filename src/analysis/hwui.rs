@@ -116,19 +116,19 @@ pub fn ui_slices(do_frame: At, children: &[Child<'_>], draw_frame_start: i64) ->
     };
     let post_and_wait = children
         .iter()
-        .filter(|c| c.name == "postAndWait" && c.ts <= draw_frame_start)
-        .last()
+        .rev()
+        .find(|c| c.name == "postAndWait" && c.ts <= draw_frame_start)
         .map(Child::at);
     let bound = post_and_wait.map_or(draw_frame_start, |p| p.ts);
     let record_draw = children
         .iter()
-        .filter(|c| c.name == "Record View#draw()" && c.ts <= bound)
-        .last()
+        .rev()
+        .find(|c| c.name == "Record View#draw()" && c.ts <= bound)
         .map(Child::at);
     let draw = children
         .iter()
-        .filter(|c| (c.name == "draw" || c.name.starts_with("draw-VRI[")) && c.ts <= bound)
-        .last()
+        .rev()
+        .find(|c| (c.name == "draw" || c.name.starts_with("draw-VRI[")) && c.ts <= bound)
         .map(Child::at);
     UiSlices {
         do_frame,
