@@ -6,6 +6,7 @@ pub mod buffers;
 pub mod frame_timing;
 pub mod frames;
 pub mod glob;
+pub mod hwui;
 pub mod index;
 pub mod jank;
 pub mod macrobenchmark;
@@ -110,6 +111,7 @@ fn frame_report(
     f: &Frame,
     budget_ns: i64,
     with_blame: bool,
+    hwui: Option<hwui::HwuiFrame>,
 ) -> FrameReport {
     let t = f.timeline.as_ref();
     let janky = if t.is_some() {
@@ -137,6 +139,7 @@ fn frame_report(
         draw_frame_slice_id: f.rt.map(|r| r.id),
         buffer: f.buffer.clone(),
         blame: (with_blame && janky).then(|| blame::blame(idx, sched, f, budget_ns)),
+        hwui,
     }
 }
 
@@ -218,18 +221,38 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             layers.push(summary::summarize(&idx, layer.as_deref(), fs, budget_ns));
         }
         layers.sort_by_key(|l| std::cmp::Reverse(l.frames));
-        let mut order: Vec<&Frame> = frames.iter().collect();
-        order.sort_by_key(|f| std::cmp::Reverse(badness(f)));
+        let hwui_verdicts = hwui::judge_process(&idx, &frames, budget_ns);
+        let mut order: Vec<(usize, &Frame)> = frames.iter().enumerate().collect();
+        order.sort_by_key(|(_, f)| std::cmp::Reverse(badness(f)));
         let worst = order
             .iter()
             .take(opts.top)
-            .filter(|f| badness(f).0 || f.timeline.is_none())
-            .map(|f| frame_report(&idx, &sched, f, budget_ns, true))
+            .filter(|(_, f)| badness(f).0 || f.timeline.is_none())
+            .map(|&(i, f)| {
+                frame_report(
+                    &idx,
+                    &sched,
+                    f,
+                    budget_ns,
+                    true,
+                    hwui_verdicts.frames[i].clone(),
+                )
+            })
             .collect();
         let all_frames = if opts.all_frames {
             frames
                 .iter()
-                .map(|f| frame_report(&idx, &sched, f, budget_ns, false))
+                .enumerate()
+                .map(|(i, f)| {
+                    frame_report(
+                        &idx,
+                        &sched,
+                        f,
+                        budget_ns,
+                        false,
+                        hwui_verdicts.frames[i].clone(),
+                    )
+                })
                 .filter(|r| !opts.only_janky || r.janky)
                 .collect()
         } else {
@@ -253,6 +276,14 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             layers,
             macrobenchmark: macrobenchmark::block_for_process(&mb_inputs, upid, api),
             perfetto_frame_stats: stats.get(&upid).cloned(),
+            hwui: hwui_verdicts.summary.map(|mut h| {
+                if api < 31 {
+                    h.note.push_str(&format!(
+                        "; this device (API {api}) ran an older JankTracker: the deadline path (Janky frames, Frame deadline missed) arrived in Android 12"
+                    ));
+                }
+                h
+            }),
             worst_frames: worst,
             all_frames,
             notes,

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::blame::Blame;
 use super::buffers::BufferMatch;
+use super::hwui::{HwuiFrame, HwuiSummary};
 use super::summary::{Dist, LayerSummary};
 
 pub const SCHEMA: &str = "frameprobe.analyze/v1";
@@ -67,6 +68,9 @@ pub struct FrameReport {
     pub draw_frame_slice_id: Option<u32>,
     pub buffer: Option<BufferMatch>,
     pub blame: Option<Blame>,
+    /// HWUI JankTracker's verdict on the frame rebuilt from atrace; null without a complete
+    /// doFrame and DrawFrame.
+    pub hwui: Option<HwuiFrame>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -82,6 +86,9 @@ pub struct ProcessReport {
     pub layers: Vec<LayerSummary>,
     pub macrobenchmark: Option<MacrobenchmarkBlock>,
     pub perfetto_frame_stats: Option<PerfettoFrameStats>,
+    /// HWUI JankTracker counters over the frames rebuilt from atrace (an approximation);
+    /// null when no frame has a complete doFrame and DrawFrame.
+    pub hwui: Option<HwuiSummary>,
     pub worst_frames: Vec<FrameReport>,
     /// Filled only when every frame is requested (`frames` command).
     #[serde(skip_serializing_if = "Vec::is_empty")]

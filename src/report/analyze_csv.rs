@@ -77,7 +77,7 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
 }
 
 pub fn frames_csv(r: &AnalyzeReport) -> String {
-    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms\n");
+    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types\n");
     for p in &r.processes {
         for f in &p.all_frames {
             let b = f.buffer.as_ref();
@@ -106,6 +106,13 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                     .and_then(|b| b.sf)
                     .filter(|s| s.dur >= 0)
                     .map(|s| s.dur as f64 / 1e6)),
+                opt(f.hwui.as_ref().map(|h| h.janky as i32)),
+                opt(f.hwui.as_ref().map(|h| h.janky_legacy as i32)),
+                csv_field(
+                    &f.hwui
+                        .as_ref()
+                        .map_or(String::new(), |h| h.jank_types.join(";")),
+                ),
             ];
             out.push_str(&row.join(","));
             out.push('\n');

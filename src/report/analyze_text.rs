@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::analysis::hwui::{HwuiFrame, HwuiSummary};
 use crate::analysis::report_model::{
     AnalyzeReport, FrameReport, MacrobenchmarkBlock, ProcessReport,
 };
@@ -112,6 +113,14 @@ fn frame_line(f: &FrameReport) -> String {
     if let Some(t) = &f.jank_tag {
         let _ = write!(s, ": {t} ({})", f.jank_type.clone().unwrap_or_default());
     }
+    if let Some(h) = &f.hwui {
+        let _ = write!(
+            s,
+            "{} HWUI: {}",
+            if f.jank_tag.is_some() { ";" } else { ":" },
+            hwui_verdict(h)
+        );
+    }
     if let Some(o) = f.overrun_ms {
         let _ = write!(s, ", overrun {o:.1} ms");
     }
@@ -119,6 +128,58 @@ fn frame_line(f: &FrameReport) -> String {
         let _ = write!(s, ", cpu {c:.1} ms");
     }
     s
+}
+
+/// HWUI's verdict on one frame: janky (deadline path) with its reasons, else the legacy
+/// verdict.
+fn hwui_verdict(h: &HwuiFrame) -> String {
+    let mut types: Vec<&str> = Vec::new();
+    for t in &h.jank_types {
+        if !types.contains(t) && *t != "frame_deadline_missed" {
+            types.push(t);
+        }
+    }
+    let state = match (h.janky, h.janky_legacy) {
+        (true, _) => "janky",
+        (false, true) => "on time (janky by the legacy rule)",
+        (false, false) => "on time",
+    };
+    if types.is_empty() {
+        state.to_string()
+    } else {
+        format!("{state} [{}]", types.join(", "))
+    }
+}
+
+/// The process's HWUI JankTracker counters, as `dumpsys gfxinfo` names them.
+fn hwui_line(h: &HwuiSummary) -> String {
+    let pct = |n: u32| {
+        if h.total_frames == 0 {
+            0.0
+        } else {
+            f64::from(n) * 100.0 / f64::from(h.total_frames)
+        }
+    };
+    format!(
+        "HWUI JankTracker (approximation, from atrace): {} frames, janky {} ({:.1}%), janky (legacy) {} ({:.1}%); missed vsync {}, high input latency {}, slow UI thread {}, slow bitmap uploads {}, slow issue draw commands {}, deadline missed {} (legacy {}); P50/P90/P95/P99 {}/{}/{}/{} ms; interval {:.2} ms",
+        h.total_frames,
+        h.janky_frames,
+        pct(h.janky_frames),
+        h.janky_frames_legacy,
+        pct(h.janky_frames_legacy),
+        h.missed_vsync,
+        h.high_input_latency,
+        h.slow_ui_thread,
+        h.slow_bitmap_uploads,
+        h.slow_issue_draw_commands,
+        h.frame_deadline_missed,
+        h.frame_deadline_missed_legacy,
+        h.p50_ms,
+        h.p90_ms,
+        h.p95_ms,
+        h.p99_ms,
+        h.frame_interval_ms,
+    )
 }
 
 fn sources_line(r: &AnalyzeReport) -> String {
@@ -173,6 +234,9 @@ pub fn render_table(r: &AnalyzeReport) -> String {
                 s.frames, s.was_jank, s.was_slow_frame, s.was_big_jank, s.was_huge_jank
             );
         }
+        if let Some(h) = &p.hwui {
+            let _ = writeln!(out, "{}", hwui_line(h));
+        }
         for n in &p.notes {
             let _ = writeln!(out, "note: {n}");
         }
@@ -221,6 +285,9 @@ pub fn render_markdown(r: &AnalyzeReport) -> String {
         out.push('\n');
         if let Some(m) = &p.macrobenchmark {
             let _ = writeln!(out, "- Macrobenchmark: {}", md_escape(&macro_line(m)));
+        }
+        if let Some(h) = &p.hwui {
+            let _ = writeln!(out, "- {}", md_escape(&hwui_line(h)));
         }
         for n in &p.notes {
             let _ = writeln!(out, "- note: {}", md_escape(n));
