@@ -150,6 +150,11 @@ pub fn build(idx: &Index<'_>) -> HashMap<Upid, Vec<Frame>> {
     for frames in out.values_mut() {
         frames.sort_by_key(|f| (f.ts, f.layer.clone()));
         for f in frames.iter_mut() {
+            // A doFrame drawing two windows posts two DrawFrames of one vsync id: each
+            // layer's frame gets the one that drew its window.
+            if let (Some(ui), Some(rt)) = (f.ui, f.rt) {
+                f.rt = Some(super::hwui::draw_frame_for(idx, f, ui, rt));
+            }
             f.buffer = match_buffer(idx, f);
         }
     }

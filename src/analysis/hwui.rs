@@ -529,7 +529,7 @@ pub fn layer_is_window(layer: &str, window: &str) -> bool {
 /// same vsync id, and the frame model gives both layers' frames the first; here the frame
 /// gets the DrawFrame (with that id, started during its doFrame) that drew its layer's
 /// window, when exactly one did. Otherwise the frame model's choice stands.
-fn draw_frame_for(idx: &Index<'_>, f: &Frame, ui: Span, rt: Span) -> Span {
+pub fn draw_frame_for(idx: &Index<'_>, f: &Frame, ui: Span, rt: Span) -> Span {
     let store = idx.store;
     let name = |s: Span| {
         store
