@@ -110,17 +110,22 @@ fn md(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-pub fn check_markdown(r: &CheckReport) -> String {
-    let icon = match r.exit_code {
+/// The heading of a gate report: an icon for pass / fail / could not evaluate.
+fn md_title(command: &str, exit_code: u8, outcome: &str, process: &str) -> String {
+    let icon = match exit_code {
         0 => "✅",
         1 => "❌",
         _ => "⚠️",
     };
-    let mut out = format!(
-        "## {icon} frameprobe check: {} for `{}`\n\n",
-        r.outcome.to_uppercase(),
-        md(&r.process)
-    );
+    format!(
+        "## {icon} frameprobe {command}: {} for `{}`\n\n",
+        outcome.to_uppercase(),
+        md(process)
+    )
+}
+
+pub fn check_markdown(r: &CheckReport) -> String {
+    let mut out = md_title("check", r.exit_code, r.outcome, &r.process);
     for t in &r.tests {
         let _ = writeln!(
             out,
@@ -222,16 +227,7 @@ pub fn compare_table(r: &CompareReport) -> String {
 }
 
 pub fn compare_markdown(r: &CompareReport) -> String {
-    let icon = match r.exit_code {
-        0 => "✅",
-        1 => "❌",
-        _ => "⚠️",
-    };
-    let mut out = format!(
-        "## {icon} frameprobe compare: {} for `{}`\n\n",
-        r.outcome.to_uppercase(),
-        md(&r.process)
-    );
+    let mut out = md_title("compare", r.exit_code, r.outcome, &r.process);
     for t in &r.tests {
         let _ = writeln!(
             out,

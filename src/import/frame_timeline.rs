@@ -203,12 +203,15 @@ impl FrameTimelineImporter {
             actual: true,
             upid,
             display_frame_token: token,
-            on_time_finish: Some(e.on_time_finish.unwrap_or(false) as i64),
-            gpu_composition: Some(e.gpu_composition.unwrap_or(false) as i64),
-            jank_score: Some(e.jank_severity_score.unwrap_or(0.0) as f64),
             latched_unsignaled_count: e.latched_unsignaled_count,
             addressable_unsignaled_latch_count: e.addressable_unsignaled_latch_count,
-            ..c.row(ctx, jank_tag, jank_tag_x)
+            ..c.row(
+                ctx,
+                [jank_tag, jank_tag_x],
+                e.on_time_finish,
+                e.gpu_composition,
+                e.jank_severity_score,
+            )
         };
         ctx.store.frame_timeline.push(row);
         for surface in self
@@ -349,11 +352,14 @@ impl FrameTimelineImporter {
             display_frame_token: display,
             surface_frame_token: Some(token),
             layer_name: layer,
-            on_time_finish: Some(e.on_time_finish.unwrap_or(false) as i64),
-            gpu_composition: Some(e.gpu_composition.unwrap_or(false) as i64),
-            jank_score: Some(e.jank_severity_score.unwrap_or(0.0) as f64),
             latched_fence_state: fence_id,
-            ..c.row(ctx, jank_tag, jank_tag_x)
+            ..c.row(
+                ctx,
+                [jank_tag, jank_tag_x],
+                e.on_time_finish,
+                e.gpu_composition,
+                e.jank_severity_score,
+            )
         };
         ctx.store.frame_timeline.push(row);
         self.surface_by_display_token
@@ -480,9 +486,20 @@ impl Classified {
         ]
     }
 
-    fn row(&self, ctx: &mut Ctx, tag: &str, tag_x: &str) -> FrameTimelineRow {
+    /// The columns every actual frame row has.
+    fn row(
+        &self,
+        ctx: &mut Ctx,
+        [tag, tag_x]: [&str; 2],
+        on_time_finish: Option<bool>,
+        gpu_composition: Option<bool>,
+        score: Option<f32>,
+    ) -> FrameTimelineRow {
         let s = &mut ctx.store;
         FrameTimelineRow {
+            on_time_finish: Some(on_time_finish.unwrap_or(false) as i64),
+            gpu_composition: Some(gpu_composition.unwrap_or(false) as i64),
+            jank_score: Some(score.unwrap_or(0.0) as f64),
             present_type: Some(s.intern(self.present)),
             jank_type: Some(s.intern(&self.jank_type)),
             jank_severity_type: Some(s.intern(self.severity)),

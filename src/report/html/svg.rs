@@ -203,17 +203,12 @@ pub fn timeline(bars: &[Bar], t0: i64, budget_ms: f64, y_max: f64, y_label: &str
     let mut s = 0.0;
     while s <= span_s + 1e-9 {
         let xx = TL_LEFT + s * 1e9 * px_per_ns;
-        let _ = write!(
-            o,
-            "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} s</text>",
-            num(xx),
-            num(xx),
-            num(TL_TOP + TL_PLOT),
-            num(TL_TOP + TL_PLOT + 4.0),
-            num(xx),
-            num(TL_TOP + TL_PLOT + 16.0),
-            tick_label(s, xstep)
+        x_tick(
+            &mut o,
+            xx,
+            TL_TOP + TL_PLOT,
+            16.0,
+            &format!("{} s", tick_label(s, xstep)),
         );
         s += xstep;
     }
@@ -408,19 +403,7 @@ pub fn histogram(h: &Histogram<'_>) -> String {
     let xstep = nice_step(span, 6.0);
     let mut t = (h.lo / xstep).ceil() * xstep;
     while t <= h.hi + 1e-9 {
-        let xx = x(t);
-        let _ = write!(
-            o,
-            "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            num(xx),
-            num(xx),
-            num(H_TOP + H_H),
-            num(H_TOP + H_H + 4.0),
-            num(xx),
-            num(H_TOP + H_H + 15.0),
-            tick_label(t, xstep)
-        );
+        x_tick(&mut o, x(t), H_TOP + H_H, 15.0, &tick_label(t, xstep));
         t += xstep;
     }
     let _ = write!(
@@ -689,6 +672,22 @@ pub fn paired_bars(
         esc(unit)
     );
     o
+}
+
+/// A tick on an x axis at `baseline`: a 4 px mark and its label `label_dy` below.
+fn x_tick(o: &mut String, x: f64, baseline: f64, label_dy: f64, label: &str) {
+    let _ = write!(
+        o,
+        "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        num(x),
+        num(x),
+        num(baseline),
+        num(baseline + 4.0),
+        num(x),
+        num(baseline + label_dy),
+        label
+    );
 }
 
 #[cfg(test)]
