@@ -182,18 +182,7 @@ pub fn timeline(bars: &[Bar], t0: i64, budget_ms: f64, y_max: f64, y_label: &str
     let mut v = 0.0;
     while v <= y_max + 1e-9 {
         let yy = y(v);
-        let _ = write!(
-            o,
-            "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            num(TL_LEFT),
-            num(TL_LEFT + w),
-            num(yy),
-            num(yy),
-            num(TL_LEFT - 4.0),
-            num(yy + 4.0),
-            tick_label(v, ystep)
-        );
+        y_gridline(&mut o, TL_LEFT, TL_LEFT + w, yy, &tick_label(v, ystep));
         v += ystep;
     }
     let _ = write!(o, "<text x=\"4\" y=\"{}\">ms</text>", num(TL_TOP + 4.0));
@@ -356,18 +345,7 @@ pub fn histogram(h: &Histogram<'_>) -> String {
     let mut v = 0.0;
     while v <= ymax + 1e-9 {
         let yy = H_TOP + H_H - v / ymax * H_H;
-        let _ = write!(
-            o,
-            "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            num(H_LEFT),
-            num(H_LEFT + H_W),
-            num(yy),
-            num(yy),
-            num(H_LEFT - 4.0),
-            num(yy + 4.0),
-            tick_label(v, ystep)
-        );
+        y_gridline(&mut o, H_LEFT, H_LEFT + H_W, yy, &tick_label(v, ystep));
         v += ystep;
     }
     // Bins.
@@ -599,18 +577,7 @@ pub fn paired_bars(
     let mut v = 0.0;
     while v <= ymax + 1e-9 {
         let yy = top + plot_h - v / ymax * plot_h;
-        let _ = write!(
-            o,
-            "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            num(left),
-            num(left + w),
-            num(yy),
-            num(yy),
-            num(left - 4.0),
-            num(yy + 4.0),
-            tick_label(v, ystep)
-        );
+        y_gridline(&mut o, left, left + w, yy, &tick_label(v, ystep));
         v += ystep;
     }
     for (i, (label, b, c)) in groups.iter().enumerate() {
@@ -686,6 +653,22 @@ fn x_tick(o: &mut String, x: f64, baseline: f64, label_dy: f64, label: &str) {
         num(baseline + 4.0),
         num(x),
         num(baseline + label_dy),
+        label
+    );
+}
+
+/// A horizontal grid line from `left` to `right` at `y`, labelled at its left end.
+fn y_gridline(o: &mut String, left: f64, right: f64, y: f64, label: &str) {
+    let _ = write!(
+        o,
+        "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+        num(left),
+        num(right),
+        num(y),
+        num(y),
+        num(left - 4.0),
+        num(y + 4.0),
         label
     );
 }
