@@ -1,0 +1,163 @@
+//! Perfetto stdlib compatibility: `INCLUDE PERFETTO MODULE x;` statements and the modules
+//! frameprobe implements, each built on demand once per connection.
+//!
+//! A module is one SQL file here; [`MODULES`] says which Perfetto module names it answers,
+//! which tables it defines (a query naming one of them gets the module without an INCLUDE)
+//! and which other modules it needs first.
+
+use anyhow::{bail, Result};
+use rusqlite::Connection;
+
+/// One frameprobe implementation of one or more Perfetto stdlib modules.
+pub struct Module {
+    /// Perfetto module names this SQL provides (as written after INCLUDE PERFETTO MODULE).
+    pub provides: &'static [&'static str],
+    /// Tables and views the SQL creates; the first one marks the module as built.
+    pub tables: &'static [&'static str],
+    /// Other modules (by an entry of their `provides`) to build first.
+    pub requires: &'static [&'static str],
+    pub sql: &'static str,
+}
+
+/// Every module frameprobe provides.
+pub const MODULES: &[Module] = &[Module {
+    provides: &[
+        "android.frames.timeline",
+        "android.frames.per_frame_metrics",
+    ],
+    tables: &[
+        "android_frame_stats",
+        "android_frames",
+        "android_frames_overrun",
+        "android_frames_ui_time",
+        "android_frames_layers",
+        "android_app_vsync_delay_per_frame",
+        "android_cpu_time_per_frame",
+        "android_frames_choreographer_do_frame",
+        "android_frames_draw_frame",
+        "thread_slice",
+    ],
+    requires: &[],
+    sql: include_str!("android_frames.sql"),
+}];
+
+fn module_named(name: &str) -> Option<&'static Module> {
+    MODULES.iter().find(|m| m.provides.contains(&name))
+}
+
+/// Builds a module (and what it requires) unless this connection already has it.
+pub fn ensure_module(conn: &Connection, m: &Module) -> Result<()> {
+    for r in m.requires {
+        match module_named(r) {
+            Some(dep) => ensure_module(conn, dep)?,
+            None => bail!("internal: stdlib module requires unknown module {r}"),
+        }
+    }
+    let exists: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE name = ?1",
+        [m.tables[0]],
+        |r| r.get(0),
+    )?;
+    if !exists {
+        conn.execute_batch(m.sql)?;
+    }
+    Ok(())
+}
+
+/// Builds the `android.frames.*` tables once per connection.
+pub fn ensure_frames_module(conn: &Connection) -> Result<()> {
+    ensure_module(conn, &MODULES[0])
+}
+
+/// The module name of an `INCLUDE PERFETTO MODULE name;` statement, if `stmt` is one.
+fn include_target(stmt: &str) -> Option<&str> {
+    const KW: [&str; 3] = ["include", "perfetto", "module"];
+    let mut rest = stmt.trim_start();
+    for kw in KW {
+        let word_end = rest.find(char::is_whitespace)?;
+        if !rest[..word_end].eq_ignore_ascii_case(kw) {
+            return None;
+        }
+        rest = rest[word_end..].trim_start();
+    }
+    Some(rest.trim_end_matches(';').trim())
+}
+
+/// The modules an INCLUDE target names: one module, or every module under a `prefix.*`.
+fn resolve_include(target: &str) -> Result<Vec<&'static Module>> {
+    let found: Vec<&'static Module> = match target.strip_suffix(".*") {
+        Some(prefix) => MODULES
+            .iter()
+            .filter(|m| {
+                m.provides
+                    .iter()
+                    .any(|p| p.strip_prefix(prefix).is_some_and(|r| r.starts_with('.')))
+            })
+            .collect(),
+        None => module_named(target).into_iter().collect(),
+    };
+    if found.is_empty() {
+        let mut names: Vec<&str> = MODULES
+            .iter()
+            .flat_map(|m| m.provides.iter().copied())
+            .collect();
+        names.sort_unstable();
+        bail!(
+            "frameprobe does not provide the Perfetto stdlib module '{target}'; it provides: {}",
+            names.join(", ")
+        );
+    }
+    Ok(found)
+}
+
+/// Removes `INCLUDE PERFETTO MODULE x;` statements, building each included module, and
+/// any module whose tables the remaining SQL names.
+pub fn strip_includes(conn: &Connection, sql: &str) -> Result<String> {
+    let mut out = String::with_capacity(sql.len());
+    let mut wanted: Vec<&'static Module> = Vec::new();
+    for stmt in sql.split_inclusive(';') {
+        match include_target(stmt) {
+            Some(target) => wanted.extend(resolve_include(target)?),
+            None => out.push_str(stmt),
+        }
+    }
+    let lower = out.to_ascii_lowercase();
+    for m in MODULES {
+        if m.tables.iter().any(|t| lower.contains(t)) {
+            wanted.push(m);
+        }
+    }
+    for m in wanted {
+        ensure_module(conn, m)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn include_statements_are_recognised_with_any_spacing_and_case() {
+        assert_eq!(
+            include_target("\n  include  PERFETTO module android.binder;"),
+            Some("android.binder")
+        );
+        assert_eq!(include_target("select 1;"), None);
+        assert_eq!(include_target("INCLUDE PERFETTO"), None);
+    }
+
+    #[test]
+    fn unknown_module_is_an_error_listing_the_provided_ones() {
+        let err = resolve_include("android.nope").err().unwrap().to_string();
+        assert!(err.contains("android.nope"), "{err}");
+        assert!(err.contains("android.frames.timeline"), "{err}");
+    }
+
+    #[test]
+    fn wildcard_includes_every_module_under_the_prefix() {
+        let m = resolve_include("android.frames.*").unwrap();
+        assert_eq!(m.len(), 1);
+        assert!(resolve_include("android.fr.*").is_err());
+    }
+}
