@@ -48,6 +48,10 @@ pub struct ClockTracker {
     trace_clock_locked: bool,
     domains: HashMap<ClockKey, Domain>,
     groups: Vec<Group>,
+    /// Clocks seen going backwards between two snapshots of a group (e.g. REALTIME at a
+    /// daylight-saving change): they stay usable as a target, never as a source, since one
+    /// of their values can map to two instants.
+    non_monotonic: Vec<ClockKey>,
     path_cache: HashMap<ClockKey, Option<Vec<PathStep>>>,
 }
 
@@ -58,6 +62,7 @@ impl Default for ClockTracker {
             trace_clock_locked: false,
             domains: HashMap::new(),
             groups: Vec::new(),
+            non_monotonic: Vec::new(),
             path_cache: HashMap::new(),
         }
     }
@@ -105,6 +110,25 @@ impl ClockTracker {
         let sorted_keys: Vec<ClockKey> = order.iter().map(|&i| keys[i]).collect();
         let sorted_vals: Vec<i64> = order.iter().map(|&i| vals[i]).collect();
         if let Some(g) = self.groups.iter_mut().find(|g| g.clocks == sorted_keys) {
+            let went_back: Vec<ClockKey> = match g.values.last() {
+                Some(last) => sorted_keys
+                    .iter()
+                    .zip(sorted_vals.iter().zip(last))
+                    .filter(|(_, (now, before))| now < before)
+                    .map(|(k, _)| *k)
+                    .collect(),
+                None => Vec::new(),
+            };
+            // A trace clock going backwards makes the whole snapshot invalid.
+            if went_back.contains(&self.trace_clock) {
+                return;
+            }
+            for key in went_back {
+                if !self.non_monotonic.contains(&key) {
+                    self.non_monotonic.push(key);
+                    self.path_cache.clear();
+                }
+            }
             g.values.push(sorted_vals);
         } else {
             self.groups.push(Group {
@@ -126,6 +150,9 @@ impl ClockTracker {
         let mut queue = VecDeque::from([src]);
         let mut seen = vec![src];
         while let Some(cur) = queue.pop_front() {
+            if cur != target && self.non_monotonic.contains(&cur) {
+                continue;
+            }
             if cur == target {
                 let mut path = Vec::new();
                 let mut at = cur;
@@ -199,6 +226,18 @@ mod tests {
         // Before every snapshot: the first one applies.
         assert_eq!(c.to_trace_time(mono, 50), Some(950));
         assert_eq!(c.to_trace_time(boot, 7), Some(7));
+    }
+
+    #[test]
+    fn a_clock_that_went_backwards_is_never_a_source() {
+        let mut c = ClockTracker::default();
+        let real = ClockKey::global(1);
+        let boot = ClockKey::global(BOOTTIME);
+        c.add_snapshot(&[(boot, 1000, 1, false), (real, 9000, 1, false)]);
+        assert_eq!(c.to_trace_time(real, 9100), Some(1100));
+        // REALTIME jumps back an hour: 8000 now means two different boot times.
+        c.add_snapshot(&[(boot, 2000, 1, false), (real, 8000, 1, false)]);
+        assert_eq!(c.to_trace_time(real, 9100), None);
     }
 
     #[test]

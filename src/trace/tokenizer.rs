@@ -47,6 +47,8 @@ pub struct Tokenizer {
     seqs: rustc_hash::FxHashMap<u32, SequenceState>,
     latest_ts: i64,
     ftrace_seen_first_bundle: Vec<bool>,
+    /// The ftrace timestamp of the last (ftrace clock, boot) pair added as a snapshot.
+    latest_ftrace_clock_snapshot: Option<i64>,
     deferred: Vec<(Vec<u8>, u64)>,
     eof: bool,
     /// Problems worth telling the user about (the caller decides how).
@@ -123,6 +125,7 @@ impl Tokenizer {
             seqs: Default::default(),
             latest_ts: 0,
             ftrace_seen_first_bundle: Vec::new(),
+            latest_ftrace_clock_snapshot: None,
             deferred: Vec::new(),
             eof: false,
             warnings: Vec::new(),
@@ -242,7 +245,7 @@ impl Tokenizer {
         self.latest_ts = self.latest_ts.max(ts);
 
         if field == f::FTRACE_EVENTS {
-            self.ftrace_bundle(data, host);
+            self.ftrace_bundle(data, seq_id, host);
             return;
         }
         if self.wanted.packets.contains(&field) {
@@ -339,8 +342,11 @@ impl Tokenizer {
         }
     }
 
-    fn ftrace_bundle(&mut self, data: &[u8], host: &mut dyn TokenizerHost) {
+    fn ftrace_bundle(&mut self, data: &[u8], seq_id: u32, host: &mut dyn TokenizerHost) {
         let mut cpu = None;
+        let mut ftrace_clock = None;
+        let mut ftrace_ts = None;
+        let mut boot_ts = None;
         let mut compact = None;
         let mut events: Vec<&[u8]> = Vec::new();
         let mut prev_end = None;
@@ -360,6 +366,9 @@ impl Tokenizer {
                 2 => events.push(v.as_bytes()),
                 3 => lost = v.as_bool(),
                 4 => compact = Some(v.as_bytes()),
+                5 => ftrace_clock = Some(v.as_u64()),
+                6 => ftrace_ts = Some(v.as_u64() as i64),
+                7 => boot_ts = Some(v.as_u64() as i64),
                 9 => last_read = Some(v.as_u64()),
                 10 => prev_end = Some(v.as_u64()),
                 _ => {}
@@ -390,14 +399,27 @@ impl Tokenizer {
                 1,
             );
         }
-        let boot = ClockKey::global(clock::BOOTTIME);
+        let clock = match ftrace_clock {
+            None => ClockKey::global(clock::BOOTTIME),
+            Some(c) => match self.ftrace_clock(c, seq_id, ftrace_ts, boot_ts) {
+                Some(k) => k,
+                None => {
+                    host.store().stat(
+                        "ftrace_unknown_clock",
+                        Severity::DataLoss,
+                        "An ftrace bundle was recorded with a clock frameprobe cannot convert and was dropped.",
+                    );
+                    return;
+                }
+            },
+        };
         if let Some(c) = compact {
             if self.wanted.compact_sched {
-                self.compact_sched(cpu, c, host);
+                self.compact_sched(cpu, c, clock, host);
             }
         }
         for ev in events {
-            self.ftrace_event(cpu, ev, boot, host);
+            self.ftrace_event(cpu, ev, clock, host);
         }
         let cpu_idx = cpu as usize;
         if self.ftrace_seen_first_bundle.len() <= cpu_idx {
@@ -406,7 +428,7 @@ impl Tokenizer {
         if !self.ftrace_seen_first_bundle[cpu_idx] {
             self.ftrace_seen_first_bundle[cpu_idx] = true;
             if let Some(raw) = prev_end.or(last_read) {
-                if let Some(ts) = self.clocks.to_trace_time(boot, raw as i64) {
+                if let Some(ts) = self.clocks.to_trace_time(clock, raw as i64) {
                     let store = host.store();
                     if store
                         .metadata_int("ftrace_latest_data_start_ns")
@@ -419,7 +441,46 @@ impl Tokenizer {
         }
     }
 
-    fn ftrace_event(&mut self, cpu: u32, ev: &[u8], boot: ClockKey, host: &mut dyn TokenizerHost) {
+    /// The clock of a bundle that names its ftrace clock. Kernel clocks userspace cannot
+    /// read ("global", "local") become a clock scoped to the packet sequence, tied to
+    /// BOOTTIME by the (ftrace, boot) timestamp pair the bundle carries; consecutive
+    /// bundles usually repeat the pair, so a pair is added only when it changes. None for
+    /// a clock value frameprobe does not know.
+    fn ftrace_clock(
+        &mut self,
+        ftrace_clock: u64,
+        seq_id: u32,
+        ftrace_ts: Option<i64>,
+        boot_ts: Option<i64>,
+    ) -> Option<ClockKey> {
+        const UNSPECIFIED: u64 = 0;
+        const GLOBAL: u64 = 2;
+        const LOCAL: u64 = 3;
+        const MONO_RAW: u64 = 4;
+        const MONOTONIC_RAW: u32 = 4;
+        const SEQUENCE_SCOPED_FTRACE_CLOCK: u32 = 64;
+        let key = match ftrace_clock {
+            UNSPECIFIED => return Some(ClockKey::global(clock::BOOTTIME)),
+            MONO_RAW => ClockKey::global(MONOTONIC_RAW),
+            GLOBAL | LOCAL => ClockKey {
+                id: SEQUENCE_SCOPED_FTRACE_CLOCK,
+                seq: seq_id,
+            },
+            _ => return None,
+        };
+        if let (Some(ft), Some(boot)) = (ftrace_ts, boot_ts) {
+            if self.latest_ftrace_clock_snapshot != Some(ft) {
+                self.clocks.add_snapshot(&[
+                    (key, ft, 1, false),
+                    (ClockKey::global(clock::BOOTTIME), boot, 1, false),
+                ]);
+                self.latest_ftrace_clock_snapshot = Some(ft);
+            }
+        }
+        Some(key)
+    }
+
+    fn ftrace_event(&mut self, cpu: u32, ev: &[u8], clock: ClockKey, host: &mut dyn TokenizerHost) {
         // Fast path: timestamp first, then pid, then the event's own field (as the kernel
         // side of Perfetto writes them).
         let mut ts = None;
@@ -454,13 +515,19 @@ impl Tokenizer {
         if !self.wanted.wants_ftrace(event_id) {
             return;
         }
-        let Some(ts) = self.clocks.to_trace_time(boot, raw as i64) else {
+        let Some(ts) = self.clocks.to_trace_time(clock, raw as i64) else {
             return;
         };
         self.sorter.push_ftrace(ts, cpu, ev);
     }
 
-    fn compact_sched(&mut self, cpu: u32, data: &[u8], host: &mut dyn TokenizerHost) {
+    fn compact_sched(
+        &mut self,
+        cpu: u32,
+        data: &[u8],
+        clock: ClockKey,
+        host: &mut dyn TokenizerHost,
+    ) {
         let mut intern: Vec<&[u8]> = Vec::new();
         let mut arrays: [&[u8]; 13] = [&[]; 13];
         for field in Fields::new(data) {
@@ -479,7 +546,6 @@ impl Tokenizer {
             .iter()
             .map(|s| store.intern(&String::from_utf8_lossy(s)))
             .collect();
-        let boot = ClockKey::global(clock::BOOTTIME);
         let mut parse_error = false;
 
         // sched_switch
@@ -502,7 +568,7 @@ impl Tokenizer {
                     parse_error = true;
                     break;
                 };
-                let Some(t) = self.clocks.to_trace_time(boot, acc) else {
+                let Some(t) = self.clocks.to_trace_time(clock, acc) else {
                     return;
                 };
                 self.sorter.push_switch(
@@ -545,7 +611,7 @@ impl Tokenizer {
                     break;
                 };
                 let flags = flags_it.next().unwrap_or(0) as u32;
-                let Some(t) = self.clocks.to_trace_time(boot, acc) else {
+                let Some(t) = self.clocks.to_trace_time(clock, acc) else {
                     return;
                 };
                 self.sorter.push_waking(
