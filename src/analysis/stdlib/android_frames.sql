@@ -3,15 +3,6 @@
 -- semantics. Created on demand (when a query includes a module or names one of the
 -- tables) and materialized with indexes, as Perfetto materializes its PERFETTO TABLEs.
 
-CREATE VIEW IF NOT EXISTS thread_slice AS
-  SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id, s.depth, s.parent_id,
-         s.arg_set_id, t.utid, t.tid, t.name AS thread_name, t.is_main_thread,
-         p.upid, p.pid, p.name AS process_name
-  FROM slice s
-  JOIN thread_track tt ON s.track_id = tt.id
-  JOIN thread t USING (utid)
-  LEFT JOIN process p USING (upid);
-
 -- Frame ids are the second word of the slice name; 0 and -1 are not frame ids. Rows are in
 -- trace_processor's scan order of thread_slice (thread track, then slice id): several
 -- doFrames of one frame id (one per process) come out of the frame tables in that order.
