@@ -5,6 +5,15 @@
 //! starts when deciding whether two spans meet, and two spans starting at the same
 //! timestamp always meet (so zero-length spans join). The joined span is
 //! `[max(ts), min(ts + dur))` computed from the raw ends, as trace_processor does.
+//!
+//! SPAN_JOIN walks both tables once in (partition, ts) order, each time moving on the side
+//! whose current span ends first (the right side on a tie, ends taken as `ts` for
+//! `dur = -1`). The right table (thread states, counter spans) never overlaps itself; when
+//! the left one does (two contentions on one thread, two GCs in one process), the walk
+//! skips pairs: left span `i` meets right span `j` only if `end(j)` is after every end of
+//! the left spans before `i`, and `end(j - 1)` is not after every end of the left spans up
+//! to `i`. Modules with such a left table add these two conditions to the join (columns
+//! `ends_before`, `ends_by` on the left, `prev_end` on the right).
 
 use rusqlite::functions::FunctionFlags;
 use rusqlite::Connection;

@@ -37,7 +37,6 @@ CREATE TABLE __gc_heap_counter AS
   JOIN process_counter_track t ON c.track_id = t.id
   JOIN process USING (upid)
   WHERE t.name = 'Heap size (KB)';
-CREATE INDEX __gc_heap_counter_upid ON __gc_heap_counter(upid, ts);
 
 -- The heap size after each GC: the value of the row following the GC's end among the
 -- process's GC ends and heap samples (NULL when that row is another GC's end).
@@ -53,9 +52,24 @@ CREATE TABLE __gc_slice_with_final_heap AS
   FROM __gc_slice g
   LEFT JOIN (SELECT gc_id, last_value FROM next_heap WHERE gc_id IS NOT NULL) n USING (gc_id);
 
--- Min and max heap over the GC (SPAN_JOIN with the heap counter by process: a GC no heap
--- sample overlaps is dropped). SQLite's two-argument min/max are NULL when last_value is.
+-- Min and max heap over the GC: SPAN_JOIN with the heap counter by process, so a GC that
+-- no heap sample overlaps is dropped. GCs of one process can overlap: the ends_before /
+-- ends_by / prev_end conditions keep only the pairs SPAN_JOIN's single walk meets (see
+-- src/analysis/span_join.rs). SQLite's two-argument min/max are NULL when last_value is.
 CREATE TABLE __gc_slice_heap AS
+  WITH g AS (
+    SELECT *,
+           max(iif(dur = -1, ts, ts + dur)) OVER (
+             PARTITION BY upid ORDER BY ts
+             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS ends_before,
+           max(iif(dur = -1, ts, ts + dur)) OVER (
+             PARTITION BY upid ORDER BY ts ROWS UNBOUNDED PRECEDING) AS ends_by
+    FROM __gc_slice_with_final_heap
+    WHERE upid IS NOT NULL),
+  h AS (
+    SELECT upid, ts, dur, value, iif(dur = -1, ts, ts + dur) AS end_ts,
+           lag(iif(dur = -1, ts, ts + dur)) OVER (PARTITION BY upid ORDER BY ts) AS prev_end
+    FROM __gc_heap_counter)
   SELECT g.gc_ts AS ts, g.gc_dur AS dur, g.upid, g.gc_id, g.gc_name, g.gc_ts, g.gc_dur,
          g.utid, g.tid, g.pid, g.thread_name, g.process_name, g.last_value,
          CASE
@@ -69,9 +83,11 @@ CREATE TABLE __gc_slice_heap AS
          iif(g.gc_name GLOB '*mark compact*', 1, 0) AS is_mark_compact,
          max(max(h.value, g.last_value)) / 1e3 AS max_heap_mb,
          min(min(h.value, g.last_value)) / 1e3 AS min_heap_mb
-  FROM __gc_slice_with_final_heap g
-  JOIN __gc_heap_counter h
+  FROM g
+  JOIN h
     ON h.upid = g.upid AND __span_join_overlaps(g.ts, g.dur, h.ts, h.dur)
+   AND (g.ends_before IS NULL OR h.end_ts > g.ends_before)
+   AND (h.prev_end IS NULL OR h.prev_end <= g.ends_by)
   GROUP BY g.gc_id
   ORDER BY g.gc_id;
 

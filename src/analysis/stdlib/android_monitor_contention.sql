@@ -168,13 +168,31 @@ CREATE VIEW __android_monitor_contention_first_blocked AS
   WHERE start.waiter_count = 0
   GROUP BY start.id;
 
--- SPAN_JOIN of the first waiters with the blocking thread's thread states.
+-- SPAN_JOIN of the first waiters with the blocking thread's thread states. First waiters
+-- on one blocking thread can overlap: the ends_before / ends_by / prev_end conditions keep
+-- only the pairs SPAN_JOIN's single walk meets (see src/analysis/span_join.rs).
 CREATE TABLE android_monitor_contention_chain_thread_state AS
+  WITH c AS (
+    SELECT id, blocking_utid, ts, dur,
+           max(iif(dur = -1, ts, ts + dur)) OVER (
+             PARTITION BY blocking_utid ORDER BY ts
+             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS ends_before,
+           max(iif(dur = -1, ts, ts + dur)) OVER (
+             PARTITION BY blocking_utid ORDER BY ts ROWS UNBOUNDED PRECEDING) AS ends_by
+    FROM __android_monitor_contention_first_blocked
+    WHERE blocking_utid IS NOT NULL),
+  s AS (
+    SELECT utid, ts, dur, state, blocked_function, iif(dur = -1, ts, ts + dur) AS end_ts,
+           lag(iif(dur = -1, ts, ts + dur)) OVER (PARTITION BY utid ORDER BY ts) AS prev_end
+    FROM thread_state
+    WHERE utid IN (SELECT blocking_utid FROM c))
   SELECT c.id, max(c.ts, s.ts) AS ts, min(c.ts + c.dur, s.ts + s.dur) - max(c.ts, s.ts) AS dur,
          c.blocking_utid, s.blocked_function, s.state
-  FROM __android_monitor_contention_first_blocked c
-  JOIN thread_state s
+  FROM c
+  JOIN s
     ON s.utid = c.blocking_utid AND __span_join_overlaps(c.ts, c.dur, s.ts, s.dur)
+   AND (c.ends_before IS NULL OR s.end_ts > c.ends_before)
+   AND (s.prev_end IS NULL OR s.prev_end <= c.ends_by)
   ORDER BY c.blocking_utid, max(c.ts, s.ts);
 
 CREATE VIEW android_monitor_contention_chain_thread_state_by_txn AS

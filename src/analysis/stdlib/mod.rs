@@ -188,6 +188,9 @@ pub fn strip_includes(conn: &Connection, sql: &str) -> Result<String> {
 }
 
 #[cfg(test)]
+mod module_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
