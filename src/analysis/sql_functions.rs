@@ -14,6 +14,11 @@ fn predicate(conn: &Connection, name: &str, f: fn(&str) -> bool) -> rusqlite::Re
     })
 }
 
+/// The index-th piece (0-based) of `s` split on `delimiter`, as Perfetto's `str_split`.
+pub fn split_nth<'a>(s: &'a str, delimiter: &str, index: usize) -> Option<&'a str> {
+    s.split(delimiter).nth(index)
+}
+
 /// `str_split(text, delimiter, index)`: the index-th piece (0-based), NULL when absent.
 fn str_split(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
@@ -22,7 +27,7 @@ fn str_split(conn: &Connection) -> rusqlite::Result<()> {
         let d: String = ctx.get(1)?;
         let i: i64 = ctx.get(2)?;
         Ok(match (s, d.is_empty(), usize::try_from(i)) {
-            (Some(s), false, Ok(i)) => s.split(d.as_str()).nth(i).map(str::to_string),
+            (Some(s), false, Ok(i)) => split_nth(&s, &d, i).map(str::to_string),
             _ => None,
         })
     })
@@ -39,6 +44,8 @@ pub fn register_bounds(conn: &Connection, start: i64, end: i64) -> rusqlite::Res
 
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     str_split(conn)?;
+    super::monitor_contention_name::register(conn)?;
+    super::span_join::register(conn)?;
     predicate(conn, "android_is_sf_jank_type", jank::is_sf_jank_type)?;
     predicate(conn, "android_is_app_jank_type", jank::is_app_jank_type)?;
     predicate(

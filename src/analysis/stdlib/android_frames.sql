@@ -3,28 +3,23 @@
 -- semantics. Created on demand (when a query includes a module or names one of the
 -- tables) and materialized with indexes, as Perfetto materializes its PERFETTO TABLEs.
 
-CREATE VIEW IF NOT EXISTS thread_slice AS
-  SELECT s.id, s.ts, s.dur, s.category, s.name, s.track_id, s.depth, s.parent_id,
-         s.arg_set_id, t.utid, t.tid, t.name AS thread_name, t.is_main_thread,
-         p.upid, p.pid, p.name AS process_name
-  FROM slice s
-  JOIN thread_track tt ON s.track_id = tt.id
-  JOIN thread t USING (utid)
-  LEFT JOIN process p USING (upid);
-
--- Frame ids are the second word of the slice name; 0 and -1 are not frame ids.
+-- Frame ids are the second word of the slice name; 0 and -1 are not frame ids. Rows are in
+-- trace_processor's scan order of thread_slice (thread track, then slice id): several
+-- doFrames of one frame id (one per process) come out of the frame tables in that order.
 CREATE TABLE android_frames_choreographer_do_frame AS
   SELECT id, frame_id, utid AS ui_thread_utid, upid, ts
-  FROM (SELECT id, CAST(str_split(name, ' ', 1) AS INT) AS frame_id, utid, upid, ts
+  FROM (SELECT id, CAST(str_split(name, ' ', 1) AS INT) AS frame_id, utid, upid, ts, track_id
         FROM thread_slice WHERE name GLOB 'Choreographer#doFrame*')
-  WHERE frame_id != 0 AND frame_id != -1;
+  WHERE frame_id != 0 AND frame_id != -1
+  ORDER BY track_id, id;
 CREATE INDEX __do_frame_key ON android_frames_choreographer_do_frame(frame_id, upid);
 
 CREATE TABLE android_frames_draw_frame AS
   SELECT id, frame_id, utid AS render_thread_utid, upid
-  FROM (SELECT id, CAST(str_split(name, ' ', 1) AS INT) AS frame_id, utid, upid
+  FROM (SELECT id, CAST(str_split(name, ' ', 1) AS INT) AS frame_id, utid, upid, track_id
         FROM thread_slice WHERE name GLOB 'DrawFrame*')
-  WHERE frame_id != 0 AND frame_id != -1;
+  WHERE frame_id != 0 AND frame_id != -1
+  ORDER BY track_id, id;
 CREATE INDEX __draw_frame_key ON android_frames_draw_frame(frame_id, upid);
 
 CREATE TABLE __act_by_layer AS
@@ -57,7 +52,7 @@ CREATE TABLE __frames_maxsdk28 AS
   SELECT row_number() OVER () AS frame_id, ui.ts,
          max(rt.ts_end) OVER (PARTITION BY ui.id) - ui.ts AS dur,
          ui.id AS do_frame_id, rt.id AS draw_frame_id, rt.utid AS render_thread_utid,
-         ui.utid AS ui_thread_utid, 'maxsdk28' AS sdk, ui.upid, process.name AS process_name
+         ui.utid AS ui_thread_utid, ui.upid, process.name AS process_name, 'maxsdk28' AS sdk
   FROM ui JOIN rt ON ui.upid = rt.upid AND rt.ts >= ui.ts AND rt.ts < ui.next_ts
   JOIN process USING (upid)
   ORDER BY ui.ts;
@@ -120,7 +115,8 @@ CREATE INDEX __overrun_key ON android_frames_overrun(frame_id);
 
 CREATE TABLE android_frames_ui_time AS
   SELECT CAST(frame_id AS INT) AS frame_id, dur AS ui_time
-  FROM android_frames_choreographer_do_frame JOIN slice USING (id);
+  FROM android_frames_choreographer_do_frame d JOIN slice USING (id)
+  ORDER BY d.rowid;
 CREATE INDEX __ui_time_key ON android_frames_ui_time(frame_id);
 
 CREATE TABLE android_app_vsync_delay_per_frame AS
@@ -151,7 +147,8 @@ CREATE INDEX __cpu_time_key ON android_cpu_time_per_frame(frame_id);
 CREATE TABLE __estimated_cpu_time_per_frame AS
   SELECT CAST(u.frame_id AS INT) AS frame_id, iif(c.cpu_time IS NULL, u.ui_time + 5000000, c.cpu_time) AS cpu_time
   FROM android_frames_ui_time u
-  LEFT JOIN android_cpu_time_per_frame c USING (frame_id);
+  LEFT JOIN android_cpu_time_per_frame c USING (frame_id)
+  ORDER BY u.rowid;
 CREATE INDEX __est_cpu_key ON __estimated_cpu_time_per_frame(frame_id);
 
 CREATE TABLE android_frame_stats AS
@@ -160,6 +157,9 @@ CREATE TABLE android_frame_stats AS
          iif(cpu_time > 20000000, 1, NULL) AS was_slow_frame,
          iif(cpu_time > 50000000, 1, NULL) AS was_big_jank,
          iif(cpu_time > 200000000, 1, NULL) AS was_huge_jank
-  FROM android_frames_overrun
-  JOIN android_frames_ui_time USING (frame_id)
-  JOIN __estimated_cpu_time_per_frame USING (frame_id);
+  FROM android_frames_overrun o
+  JOIN android_frames_ui_time u USING (frame_id)
+  JOIN __estimated_cpu_time_per_frame e USING (frame_id)
+  -- trace_processor's nested loops: a frame's rows follow the doFrame order, UI time
+  -- outermost; a query ordering by frame_id keeps this order for ties.
+  ORDER BY frame_id, u.rowid, e.rowid;

@@ -16,30 +16,61 @@ pub struct Module {
     pub tables: &'static [&'static str],
     /// Other modules (by an entry of their `provides`) to build first.
     pub requires: &'static [&'static str],
+    /// Whether the module reads `thread_state`, which a query loads only when it needs it.
+    pub reads_thread_state: bool,
     pub sql: &'static str,
 }
 
 /// Every module frameprobe provides.
-pub const MODULES: &[Module] = &[Module {
-    provides: &[
-        "android.frames.timeline",
-        "android.frames.per_frame_metrics",
-    ],
-    tables: &[
-        "android_frame_stats",
-        "android_frames",
-        "android_frames_overrun",
-        "android_frames_ui_time",
-        "android_frames_layers",
-        "android_app_vsync_delay_per_frame",
-        "android_cpu_time_per_frame",
-        "android_frames_choreographer_do_frame",
-        "android_frames_draw_frame",
-        "thread_slice",
-    ],
-    requires: &[],
-    sql: include_str!("android_frames.sql"),
-}];
+pub const MODULES: &[Module] = &[
+    Module {
+        provides: &[
+            "android.frames.timeline",
+            "android.frames.per_frame_metrics",
+        ],
+        tables: &[
+            "android_frame_stats",
+            "android_frames",
+            "android_frames_overrun",
+            "android_frames_ui_time",
+            "android_frames_layers",
+            "android_app_vsync_delay_per_frame",
+            "android_cpu_time_per_frame",
+            "android_frames_choreographer_do_frame",
+            "android_frames_draw_frame",
+        ],
+        requires: &["slices.with_context"],
+        reads_thread_state: false,
+        sql: include_str!("android_frames.sql"),
+    },
+    Module {
+        provides: &["android.monitor_contention"],
+        tables: &[
+            "android_monitor_contention_chain_blocked_functions_by_txn",
+            "android_monitor_contention_chain_thread_state_by_txn",
+            "android_monitor_contention_chain_thread_state",
+            "android_monitor_contention_chain",
+            "android_monitor_contention",
+        ],
+        requires: &[],
+        reads_thread_state: true,
+        sql: include_str!("android_monitor_contention.sql"),
+    },
+    Module {
+        provides: &["android.garbage_collection"],
+        tables: &["android_garbage_collection_events"],
+        requires: &["slices.with_context"],
+        reads_thread_state: true,
+        sql: include_str!("android_garbage_collection.sql"),
+    },
+    Module {
+        provides: &["slices.with_context"],
+        tables: &["thread_or_process_slice", "thread_slice", "process_slice"],
+        requires: &[],
+        reads_thread_state: false,
+        sql: include_str!("slices_with_context.sql"),
+    },
+];
 
 fn module_named(name: &str) -> Option<&'static Module> {
     MODULES.iter().find(|m| m.provides.contains(&name))
@@ -110,9 +141,9 @@ fn resolve_include(target: &str) -> Result<Vec<&'static Module>> {
     Ok(found)
 }
 
-/// Removes `INCLUDE PERFETTO MODULE x;` statements, building each included module, and
-/// any module whose tables the remaining SQL names.
-pub fn strip_includes(conn: &Connection, sql: &str) -> Result<String> {
+/// The SQL without its `INCLUDE PERFETTO MODULE x;` statements, and the modules it needs:
+/// those it includes and those whose tables the remaining SQL names.
+fn modules_for(sql: &str) -> Result<(String, Vec<&'static Module>)> {
     let mut out = String::with_capacity(sql.len());
     let mut wanted: Vec<&'static Module> = Vec::new();
     for stmt in sql.split_inclusive(';') {
@@ -127,11 +158,37 @@ pub fn strip_includes(conn: &Connection, sql: &str) -> Result<String> {
             wanted.push(m);
         }
     }
+    Ok((out, wanted))
+}
+
+fn reads_thread_state(m: &Module) -> bool {
+    m.reads_thread_state
+        || m.requires
+            .iter()
+            .filter_map(|r| module_named(r))
+            .any(reads_thread_state)
+}
+
+/// Whether running `sql` needs the `thread_state` table: it names the table, or uses a
+/// module that reads it. (An INCLUDE of an unknown module answers false here; running the
+/// SQL reports it.)
+pub fn needs_thread_state(sql: &str) -> bool {
+    sql.to_ascii_lowercase().contains("thread_state")
+        || modules_for(sql).is_ok_and(|(_, wanted)| wanted.into_iter().any(reads_thread_state))
+}
+
+/// Removes `INCLUDE PERFETTO MODULE x;` statements, building each included module, and
+/// any module whose tables the remaining SQL names.
+pub fn strip_includes(conn: &Connection, sql: &str) -> Result<String> {
+    let (out, wanted) = modules_for(sql)?;
     for m in wanted {
         ensure_module(conn, m)?;
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod module_tests;
 
 #[cfg(test)]
 mod tests {
@@ -152,6 +209,32 @@ mod tests {
         let err = resolve_include("android.nope").err().unwrap().to_string();
         assert!(err.contains("android.nope"), "{err}");
         assert!(err.contains("android.frames.timeline"), "{err}");
+    }
+
+    #[test]
+    fn thread_state_is_needed_by_the_modules_that_read_it() {
+        assert!(needs_thread_state(
+            "INCLUDE PERFETTO MODULE android.garbage_collection; select 1"
+        ));
+        assert!(needs_thread_state(
+            "select * from android_garbage_collection_events"
+        ));
+        assert!(needs_thread_state("select * from thread_state"));
+        assert!(!needs_thread_state(
+            "INCLUDE PERFETTO MODULE android.frames.timeline; select * from android_frames"
+        ));
+        assert!(!needs_thread_state(
+            "INCLUDE PERFETTO MODULE nope.nope; select 1"
+        ));
+    }
+
+    #[test]
+    fn every_required_module_exists() {
+        for m in MODULES {
+            for r in m.requires {
+                assert!(module_named(r).is_some(), "{r}");
+            }
+        }
     }
 
     #[test]
