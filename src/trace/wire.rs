@@ -249,6 +249,27 @@ impl Iterator for PackedVarints<'_> {
     }
 }
 
+/// The singular fields of a small message by field number (`N` slots, later occurrences
+/// winning as protobuf's do); `None` when absent. Fields numbered `N` or above are skipped,
+/// and damage ends the scan quietly.
+pub fn slots<const N: usize>(buf: &[u8]) -> [Option<Value<'_>>; N] {
+    let mut out = [None; N];
+    for (id, v) in Fields::new(buf).map_while(Result::ok) {
+        if let Some(slot) = out.get_mut(id as usize) {
+            *slot = Some(v);
+        }
+    }
+    out
+}
+
+/// The values of field `id` of a message, in wire order (a repeated field, unpacked).
+pub fn repeated(buf: &[u8], id: u32) -> impl Iterator<Item = Value<'_>> {
+    Fields::new(buf)
+        .map_while(Result::ok)
+        .filter(move |(i, _)| *i == id)
+        .map(|(_, v)| v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
