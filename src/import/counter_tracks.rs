@@ -105,3 +105,73 @@ pub(crate) fn oom_score_adj_track(ctx: &mut Ctx, upid: Upid) -> TrackId {
     .machine(ctx.procs.machine_id);
     ctx.tracks.intern(&mut ctx.store, spec)
 }
+
+/// "GPU Memory" in bytes of one GPU: the whole GPU's total (`upid` None) or a process's
+/// share (GpuMemTotalEvent packets and the `gpu_mem_total` ftrace event).
+pub(crate) fn gpu_memory_track(ctx: &mut Ctx, gpu: u32, upid: Option<Upid>) -> TrackId {
+    let ugpu = ctx.gpus.ugpu(gpu);
+    let (kind, scope) = match upid {
+        None => ("gpu_memory", TrackScope::Global),
+        Some(upid) => ("process_gpu_memory", TrackScope::Process(upid)),
+    };
+    let name = ctx.store.intern("GPU Memory");
+    let dims = [
+        ("ugpu", DimValue::Int(ugpu as i64)),
+        ("gpu", DimValue::Int(gpu as i64)),
+    ];
+    let spec = TrackSpec::new(kind, EventType::Counter, scope)
+        .named(name)
+        .extra(gpu as i64)
+        .dims(&dims)
+        .machine(ctx.procs.machine_id);
+    intern_with_unit(ctx, spec, Some("bytes"))
+}
+
+/// Test views of what the counter importers wrote.
+#[cfg(test)]
+pub(crate) mod test_view {
+    use super::Ctx;
+    use crate::store::args::ArgValue;
+    use crate::store::TrackRow;
+
+    /// Every counter sample as (track name, ts, value), in the order pushed.
+    pub fn samples(ctx: &Ctx) -> Vec<(String, i64, f64)> {
+        let s = &ctx.store;
+        s.counters
+            .iter()
+            .map(|c| {
+                let t = &s.tracks[c.track_id as usize];
+                (s.opt_str(t.name).unwrap_or("").to_string(), c.ts, c.value)
+            })
+            .collect()
+    }
+
+    /// The track named `name` (the first one).
+    pub fn track<'a>(ctx: &'a Ctx, name: &str) -> &'a TrackRow {
+        let s = &ctx.store;
+        s.tracks
+            .iter()
+            .find(|t| s.opt_str(t.name) == Some(name))
+            .unwrap_or_else(|| panic!("no track {name}"))
+    }
+
+    pub fn kind<'a>(ctx: &'a Ctx, name: &str) -> &'a str {
+        ctx.store.str(track(ctx, name).kind)
+    }
+
+    pub fn unit<'a>(ctx: &'a Ctx, name: &str) -> Option<&'a str> {
+        ctx.store.opt_str(track(ctx, name).counter_unit)
+    }
+
+    /// A dimension of the track named `name`, as text.
+    pub fn dim(ctx: &Ctx, name: &str, key: &str) -> Option<String> {
+        let s = &ctx.store;
+        let key = s.strings.lookup(key)?;
+        match s.args.get(track(ctx, name).dimension_arg_set_id, key)? {
+            ArgValue::Str(v) => Some(s.str(*v).to_string()),
+            ArgValue::Int(v) => Some(v.to_string()),
+            ArgValue::UInt(v) => Some(v.to_string()),
+            other => Some(format!("{other:?}")),
+        }
+    }
+}

@@ -146,3 +146,112 @@ fn pid_of(data: &[u8]) -> i64 {
         .find(|(id, _)| *id == 1)
         .map_or(0, |(_, v)| v.as_u32() as i64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::counter_tracks::test_view::{dim, kind, samples, track, unit};
+    use crate::import::process_tree::ProcessTreeImporter;
+    use crate::trace::wire::Msg;
+
+    /// A ProcessStats packet through both passes, as the importer runs them.
+    fn import(ctx: &mut Ctx, ts: i64, stats: &Msg) {
+        chrome_process_stats(ctx, ts, &stats.0);
+        ProcessTreeImporter::default().process_stats(ctx, ts, &stats.0);
+    }
+
+    fn sample(name: &str, ts: i64, v: f64) -> (String, i64, f64) {
+        (name.to_string(), ts, v)
+    }
+
+    #[test]
+    fn status_smaps_runtime_and_oom_counters() {
+        let process = Msg::default()
+            .int(1, 42)
+            .int(2, 10)
+            .int(9, 3)
+            .int(10, -900)
+            .int(17, 2)
+            .int(21, 5)
+            .int(24, 1);
+        let mut ctx = Ctx::new();
+        import(&mut ctx, 100, &Msg::default().msg(1, process));
+        // KiB become bytes; oom_score_adj and runtimes are kept as they are.
+        assert_eq!(
+            samples(&ctx),
+            [
+                sample("mem.virt", 100, 10240.0),
+                sample("mem.rss.watermark", 100, 3072.0),
+                sample("oom_score_adj", 100, -900.0),
+                sample("mem.smaps.pss", 100, 2048.0),
+                sample("runtime.user_ns", 100, 5.0),
+                sample("mem.dmabuf_rss", 100, 1024.0),
+            ]
+        );
+        let upid = ctx.procs.process_for_pid(42).unwrap();
+        assert_eq!(track(&ctx, "mem.virt").scope, TrackScope::Process(upid));
+        assert_eq!(kind(&ctx, "mem.virt"), "process_memory");
+        assert_eq!(
+            dim(&ctx, "mem.virt", "process_memory_key").as_deref(),
+            Some("virt")
+        );
+        assert_eq!(unit(&ctx, "mem.virt"), None);
+        assert_eq!(kind(&ctx, "mem.smaps.pss"), "smaps");
+        assert_eq!(
+            dim(&ctx, "runtime.user_ns", "proc_stat_runtime_key").as_deref(),
+            Some("user_ns")
+        );
+        assert_eq!(kind(&ctx, "oom_score_adj"), "oom_score_adj");
+    }
+
+    #[test]
+    fn one_track_per_process_and_key_across_polls() {
+        let poll = |rss| Msg::default().msg(1, Msg::default().int(1, 7).int(3, rss));
+        let mut ctx = Ctx::new();
+        import(&mut ctx, 1, &poll(1));
+        import(&mut ctx, 2, &poll(2));
+        let other = Msg::default().msg(1, Msg::default().int(1, 8).int(3, 3));
+        import(&mut ctx, 3, &other);
+        let c = &ctx.store.counters;
+        assert_eq!(c[0].track_id, c[1].track_id);
+        assert_ne!(c[1].track_id, c[2].track_id);
+    }
+
+    /// Chrome's parser runs first over the whole packet; the system parser does not skip
+    /// chrome_peak_resident_set_kb (it lists private_footprint twice) and counts it unknown.
+    #[test]
+    fn chrome_fields() {
+        let process = Msg::default()
+            .int(3, 1)
+            .int(14, 4)
+            .int(13, 3)
+            .int(12, 1)
+            .int(99, 5)
+            .int(1, 9);
+        let mut ctx = Ctx::new();
+        import(&mut ctx, 50, &Msg::default().msg(1, process));
+        assert_eq!(
+            samples(&ctx),
+            [
+                sample("chrome.peak_resident_set_kb", 50, 4096.0),
+                sample("chrome.private_footprint_kb", 50, 3072.0),
+                sample("mem.rss", 50, 1024.0),
+            ]
+        );
+        assert_eq!(ctx.store.stat_value("proc_stat_unknown_counters"), 2);
+        assert_eq!(
+            kind(&ctx, "chrome.private_footprint_kb"),
+            "chrome_process_stats"
+        );
+        let upid = ctx.procs.process_for_pid(9).unwrap();
+        assert_eq!(track(&ctx, "mem.rss").scope, TrackScope::Process(upid));
+        ctx.procs.flush_args(&mut ctx.store);
+        let s = &ctx.store;
+        let args = s.processes[upid as usize].arg_set_id;
+        assert_eq!(
+            s.args
+                .get_by_name(&s.strings, args, "is_peak_rss_resettable"),
+            Some(&ArgValue::Bool(true))
+        );
+    }
+}

@@ -617,3 +617,254 @@ fn cpuidle_state(ctx: &mut Ctx, ts: i64, data: &[u8]) {
         push_counter(&mut ctx.store, ts, t, u64_of(duration_us) as f64, None);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::counter_tracks::test_view::{dim, kind, samples, track, unit};
+    use crate::trace::wire::Msg;
+
+    fn import(packets: Vec<(i64, Msg)>) -> Ctx {
+        let mut ctx = Ctx::new();
+        let mut imp = SysStatsImporter::default();
+        imp.set_page_size(None);
+        for (ts, m) in packets {
+            imp.sys_stats(&mut ctx, ts, &m.0);
+        }
+        ctx
+    }
+
+    fn key_value(field: u32, key: i64, value: i64) -> Msg {
+        Msg::default().msg(field, Msg::default().int(1, key).int(2, value))
+    }
+
+    fn sample(name: &str, ts: i64, v: f64) -> (String, i64, f64) {
+        (name.to_string(), ts, v)
+    }
+
+    #[test]
+    fn meminfo_is_named_by_key_and_kept_in_bytes() {
+        let m = Msg::default()
+            .msg(MEMINFO, Msg::default().int(1, 1).int(2, 5))
+            .msg(MEMINFO, Msg::default().int(1, 9).int(2, 7))
+            .msg(MEMINFO, Msg::default().int(1, 39).int(2, 1))
+            .msg(MEMINFO, Msg::default().int(2, 2));
+        let ctx = import(vec![(100, m)]);
+        // 39 is past MEMINFO_ION_HEAP_POOL (38); key 0 is a name too.
+        assert_eq!(
+            samples(&ctx),
+            [
+                sample("MemTotal", 100, 5120.0),
+                sample("Active(anon)", 100, 7168.0),
+                sample("MemUnspecified", 100, 2048.0),
+            ]
+        );
+        assert_eq!(ctx.store.stat_value("meminfo_unknown_keys"), 1);
+        assert_eq!(kind(&ctx, "MemTotal"), "meminfo");
+        assert_eq!(unit(&ctx, "MemTotal"), Some("bytes"));
+        assert_eq!(
+            dim(&ctx, "Active(anon)", "meminfo_key").as_deref(),
+            Some("Active(anon)")
+        );
+    }
+
+    #[test]
+    fn each_kind_is_read_in_turn_not_in_wire_order() {
+        let mut m = key_value(VMSTAT, 1, 3);
+        m = m.msg(MEMINFO, Msg::default().int(1, 2).int(2, 1));
+        m = m.msg(VMSTAT, Msg::default().int(1, 189).int(2, 1));
+        let ctx = import(vec![(7, m), (9, key_value(VMSTAT, 1, 4))]);
+        assert_eq!(
+            samples(&ctx),
+            [
+                sample("MemFree", 7, 1024.0),
+                sample("nr_free_pages", 7, 3.0),
+                sample("nr_free_pages", 9, 4.0),
+            ]
+        );
+        assert_eq!(
+            ctx.store.counters[1].track_id,
+            ctx.store.counters[2].track_id
+        );
+        assert!(ctx.store.counters[0].track_id < ctx.store.counters[1].track_id);
+        assert_eq!(ctx.store.stat_value("vmstat_unknown_keys"), 1);
+        assert_eq!(unit(&ctx, "nr_free_pages"), None);
+    }
+
+    /// Perfetto's diff test ParsingSysStats.test_disk_stats_multiple_disks, device sda.
+    #[test]
+    fn disk_stats_are_deltas_from_the_previous_sample() {
+        let disk = |read, write, discard, flush, rt, wt, dt, ft| {
+            Msg::default().msg(
+                DISK_STAT,
+                Msg::default()
+                    .str(1, "sda")
+                    .int(2, read)
+                    .int(3, rt)
+                    .int(4, write)
+                    .int(5, wt)
+                    .int(6, discard)
+                    .int(7, dt)
+                    .int(8, flush)
+                    .int(9, ft),
+            )
+        };
+        let ctx = import(vec![
+            (1000, disk(100, 200, 10, 5, 100, 200, 50, 25)),
+            (2000, disk(150, 250, 15, 8, 120, 220, 60, 35)),
+        ]);
+        let got = samples(&ctx);
+        let want = [
+            ("diskstat.[sda].read_amount", 0.024414, "MB"),
+            ("diskstat.[sda].read_throughput", 1.220703, "MB/s"),
+            ("diskstat.[sda].write_amount", 0.024414, "MB"),
+            ("diskstat.[sda].write_throughput", 1.220703, "MB/s"),
+            ("diskstat.[sda].discard_amount", 0.002441, "MB"),
+            ("diskstat.[sda].discard_throughput", 0.244141, "MB/s"),
+            ("diskstat.[sda].flush_amount", 3.0, "count"),
+            ("diskstat.[sda].flush_time", 10.0, "ms"),
+        ];
+        assert_eq!(got.len(), want.len());
+        for ((name, ts, v), (wname, wv, wunit)) in got.iter().zip(want) {
+            assert_eq!((name.as_str(), *ts), (wname, 2000));
+            assert!((v - wv).abs() < 1e-6, "{name}: {v} vs {wv}");
+            assert_eq!(unit(&ctx, name), Some(wunit));
+        }
+        assert_eq!(
+            dim(&ctx, "diskstat.[sda].flush_time", "device_name").as_deref(),
+            Some("sda")
+        );
+    }
+
+    /// Perfetto's diff tests test_cpuidle_stats, test_thermal_zones and test_gpufreq.
+    #[test]
+    fn cpuidle_thermal_and_gpufreq() {
+        let entry = Msg::default().str(1, "C8").int(2, 486626084);
+        let m = Msg::default()
+            .msg(CPUIDLE_STATE, Msg::default().int(1, 0).msg(2, entry))
+            .msg(
+                THERMAL_ZONE,
+                Msg::default()
+                    .str(1, "thermal_zone0")
+                    .int(2, 29)
+                    .str(3, "x86_pkg_temp"),
+            );
+        let gpu = Msg::default().int(GPUFREQ_MHZ, 300);
+        let ctx = import(vec![(71625871363623, m), (115835063108, gpu)]);
+        // The zone's type names the track; thermal zones come before cpuidle.
+        assert_eq!(
+            samples(&ctx),
+            [
+                sample("x86_pkg_temp", 71625871363623, 29.0),
+                sample("cpuidle0.C8", 71625871363623, 486626084.0),
+                sample("gpufreq", 115835063108, 300.0),
+            ]
+        );
+        assert_eq!(unit(&ctx, "x86_pkg_temp"), Some("C"));
+        assert_eq!(unit(&ctx, "cpuidle0.C8"), Some("us"));
+        assert_eq!(track(&ctx, "cpuidle0.C8").scope, TrackScope::Cpu(0));
+        assert_eq!(dim(&ctx, "cpuidle0.C8", "state").as_deref(), Some("C8"));
+        assert_eq!(unit(&ctx, "gpufreq"), Some("kHz"));
+        assert_eq!(dim(&ctx, "gpufreq", "gpu").as_deref(), Some("0"));
+    }
+
+    #[test]
+    fn cpu_times_need_a_cpu() {
+        let times = Msg::default().int(1, 2).int(2, 10).int(5, 40).int(9, 80);
+        let m = Msg::default()
+            .msg(CPU_STAT, Msg::default().int(2, 1))
+            .msg(CPU_STAT, times);
+        let ctx = import(vec![(5, m)]);
+        assert_eq!(ctx.store.stat_value("invalid_cpu_times"), 1);
+        let got = samples(&ctx);
+        assert_eq!(got.len(), 8);
+        assert_eq!(got[0], sample("cpu.times.user_ns", 5, 10.0));
+        assert_eq!(got[1], sample("cpu.times.user_nice_ns", 5, 0.0));
+        assert_eq!(got[3], sample("cpu.times.idle_ns", 5, 40.0));
+        assert_eq!(got[7], sample("cpu.times.steal_ns", 5, 80.0));
+        assert_eq!(track(&ctx, "cpu.times.idle_ns").scope, TrackScope::Cpu(2));
+        assert_eq!(kind(&ctx, "cpu.times.idle_ns"), "cpustat");
+    }
+
+    #[test]
+    fn frequencies_interrupts_and_totals() {
+        let m = Msg::default()
+            .int(CPUFREQ_KHZ, 1000)
+            .int(CPUFREQ_KHZ, 2000)
+            .msg(
+                DEVFREQ,
+                Msg::default().str(1, "17000010.devfreq_mif").int(2, 421000),
+            )
+            .msg(NUM_IRQ, Msg::default().int(1, 5).int(2, 7))
+            .msg(NUM_SOFTIRQ, Msg::default().int(1, 1).int(2, 9))
+            .int(NUM_SOFTIRQ_TOTAL, 30)
+            .int(NUM_FORKS, 11);
+        let ctx = import(vec![(1, m)]);
+        assert_eq!(
+            samples(&ctx),
+            [
+                sample("17000010.devfreq_mif Frequency", 1, 421000.0),
+                sample("cpufreq", 1, 1000.0),
+                sample("cpufreq", 1, 2000.0),
+                sample("num_irq (id: 5)", 1, 7.0),
+                sample("num_softirq (id: 1)", 1, 9.0),
+                sample("num_forks", 1, 11.0),
+                sample("num_softirq_total", 1, 30.0),
+            ]
+        );
+        let c = &ctx.store.counters;
+        assert_eq!(
+            ctx.store.tracks[c[2].track_id as usize].scope,
+            TrackScope::Cpu(1)
+        );
+        assert_eq!(
+            kind(&ctx, "17000010.devfreq_mif Frequency"),
+            "clock_frequency"
+        );
+        assert_eq!(dim(&ctx, "num_irq (id: 5)", "irq").as_deref(), Some("5"));
+    }
+
+    #[test]
+    fn unknown_psi_resource_abandons_the_rest_of_the_packet() {
+        let m = key_value(PSI, 1, 10)
+            .msg(PSI, Msg::default().int(1, 7).int(2, 20))
+            .msg(THERMAL_ZONE, Msg::default().int(2, 29).str(3, "skin"));
+        let ctx = import(vec![(3, m)]);
+        assert_eq!(samples(&ctx), [sample("psi.cpu.some", 3, 10.0)]);
+        assert_eq!(ctx.store.stat_value("psi_unknown_resource"), 1);
+    }
+
+    #[test]
+    fn buddyinfo_and_slabinfo_use_the_page_size() {
+        let buddy = Msg::default()
+            .str(1, "Node 0")
+            .str(2, "DMA")
+            .int(3, 5)
+            .int(3, 3);
+        let slab = Msg::default().str(1, "kmalloc-64").int(2, 2).int(3, 3);
+        let m = Msg::default().msg(SLAB_INFO, slab).msg(BUDDY_INFO, buddy);
+        let mut ctx = Ctx::new();
+        let mut imp = SysStatsImporter::default();
+        // Before SystemInfo the page size is 0, as in trace_processor.
+        imp.sys_stats(&mut ctx, 1, &m.0);
+        imp.set_page_size(Some(16384));
+        imp.sys_stats(&mut ctx, 2, &m.0);
+        assert_eq!(
+            samples(&ctx),
+            [
+                sample("mem.buddyinfo[Node 0][DMA][0 kB]", 1, 5.0),
+                sample("mem.buddyinfo[Node 0][DMA][0 kB]", 1, 3.0),
+                sample("mem.slab.kmalloc-64", 1, 0.0),
+                sample("mem.buddyinfo[Node 0][DMA][16 kB]", 2, 5.0),
+                sample("mem.buddyinfo[Node 0][DMA][32 kB]", 2, 3.0),
+                sample("mem.slab.kmalloc-64", 2, 2.0 * 3.0 * 16384.0),
+            ]
+        );
+        let last = ctx.store.counters.last().unwrap();
+        let s = &ctx.store;
+        let arg = |k| s.args.get_by_name(&s.strings, last.arg_set_id, k).cloned();
+        assert_eq!(arg("pages_per_slab"), Some(ArgValue::UInt(2)));
+        assert_eq!(arg("num_slabs"), Some(ArgValue::UInt(3)));
+        assert_eq!(unit(&ctx, "mem.slab.kmalloc-64"), Some("bytes"));
+    }
+}

@@ -76,13 +76,14 @@ pub fn samples(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::wire::Msg;
 
     #[test]
     fn samples_carry_session_own_timestamp_and_packet_timestamp() {
-        let mut data = Mut::default();
-        data.msg(ENERGY_DATA, &[(1, 4), (2, 3), (3, 333)]);
-        data.msg(ENERGY_DATA, &[(1, 3), (3, 999)]);
-        data.int(SESSION_UUID, 7);
+        let data = Msg::default()
+            .msg(ENERGY_DATA, Msg::default().int(1, 4).int(2, 3).int(3, 333))
+            .msg(ENERGY_DATA, Msg::default().int(1, 3).int(3, 999))
+            .int(SESSION_UUID, 7);
         let got: Vec<_> = samples(&data.0, 3_000_005).collect();
         let s = |index, energy| EnergySample {
             session_uuid: 7,
@@ -90,25 +91,10 @@ mod tests {
             energy,
             packet_ts: 3_000_005,
         };
+        // timestamp_ms 3 is 3 ms of BOOTTIME; the second sample has none.
         assert_eq!(got, [(Some(3_000_000), s(4, 333)), (None, s(3, 999))]);
         let mut buf = Vec::new();
         got[0].1.encode(&mut buf);
         assert_eq!(EnergySample::decode(&buf), got[0].1);
-    }
-
-    /// A message under construction.
-    #[derive(Default)]
-    struct Mut(Vec<u8>);
-    impl Mut {
-        fn int(&mut self, field: u32, v: u64) {
-            put_field(&mut self.0, field, Value::Varint(v));
-        }
-        fn msg(&mut self, field: u32, ints: &[(u32, u64)]) {
-            let mut m = Mut::default();
-            for &(f, v) in ints {
-                m.int(f, v);
-            }
-            put_field(&mut self.0, field, Value::Bytes(&m.0));
-        }
     }
 }

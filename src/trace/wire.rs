@@ -270,6 +270,31 @@ pub fn repeated(buf: &[u8], id: u32) -> impl Iterator<Item = Value<'_>> {
         .map(|(_, v)| v)
 }
 
+/// Builds a message field by field (for tests that hand-make packets).
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct Msg(pub Vec<u8>);
+
+#[cfg(test)]
+impl Msg {
+    pub fn int(mut self, field: u32, v: i64) -> Self {
+        put_field(&mut self.0, field, Value::Varint(v as u64));
+        self
+    }
+    pub fn fixed32(mut self, field: u32, v: u32) -> Self {
+        put_field(&mut self.0, field, Value::Fixed32(v));
+        self
+    }
+    pub fn str(mut self, field: u32, s: &str) -> Self {
+        put_field(&mut self.0, field, Value::Bytes(s.as_bytes()));
+        self
+    }
+    pub fn msg(mut self, field: u32, m: Msg) -> Self {
+        put_field(&mut self.0, field, Value::Bytes(&m.0));
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
