@@ -2,10 +2,16 @@
 //! timestamp-ordered events, writing into the [`Store`].
 
 pub mod android_props;
+pub mod counter_tracks;
 pub mod frame_timeline;
 pub mod ftrace;
+pub mod gpu_mem;
+pub mod gpus;
 pub mod graphics_frame;
+pub mod power;
+pub mod process_memory;
 pub mod process_tree;
+pub mod sys_stats;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -39,6 +45,8 @@ pub struct LoadOptions {
     pub graphics_frames: bool,
     pub process_tree: bool,
     pub system_properties: bool,
+    /// Polled system counters: sys_stats, battery, power rails, GPU memory.
+    pub system_counters: bool,
     /// Build the `thread_state` table from sched and waking events.
     pub thread_state: bool,
     /// Show a progress bar on standard error when it is a terminal.
@@ -56,6 +64,7 @@ impl LoadOptions {
             graphics_frames: true,
             process_tree: true,
             system_properties: true,
+            system_counters: true,
             thread_state: true,
             progress: true,
         }
@@ -115,6 +124,14 @@ impl LoadOptions {
         if self.system_properties {
             packets.extend([f::ANDROID_SYSTEM_PROPERTY, f::INITIAL_DISPLAY_STATE]);
         }
+        if self.system_counters {
+            packets.extend([
+                f::SYS_STATS,
+                f::BATTERY,
+                f::POWER_RAILS,
+                f::GPU_MEM_TOTAL_EVENT,
+            ]);
+        }
         Wanted {
             ftrace,
             compact_sched: self.sched,
@@ -130,6 +147,7 @@ pub struct Ctx {
     pub tracks: TrackTracker,
     pub slices: SliceTracker,
     pub compressor: TrackCompressor,
+    pub gpus: gpus::GpuIds,
 }
 
 impl Ctx {
@@ -142,6 +160,7 @@ impl Ctx {
             tracks: TrackTracker::default(),
             slices: SliceTracker::default(),
             compressor: TrackCompressor::default(),
+            gpus: Default::default(),
         }
     }
 }
@@ -160,6 +179,8 @@ pub struct Importer {
     pub graphics: graphics_frame::GraphicsFrameImporter,
     pub process_tree: process_tree::ProcessTreeImporter,
     pub props: android_props::AndroidPropsImporter,
+    pub sys_stats: sys_stats::SysStatsImporter,
+    pub power: power::PowerImporter,
 }
 
 impl Importer {
@@ -173,6 +194,8 @@ impl Importer {
             graphics: Default::default(),
             process_tree: Default::default(),
             props: Default::default(),
+            sys_stats: Default::default(),
+            power: Default::default(),
         }
     }
 }
@@ -199,9 +222,16 @@ impl EventSink for Importer {
             f::FRAME_TIMELINE_EVENT => self.frame_timeline.event(ctx, ts, payload),
             f::GRAPHICS_FRAME_EVENT => self.graphics.event(ctx, ts, payload, e.machine_id),
             f::PROCESS_TREE => self.process_tree.process_tree(ctx, ts, payload),
-            f::PROCESS_STATS => self.process_tree.process_stats(ctx, ts, payload),
+            f::PROCESS_STATS => {
+                process_memory::chrome_process_stats(ctx, ts, payload);
+                self.process_tree.process_stats(ctx, ts, payload)
+            }
             f::ANDROID_SYSTEM_PROPERTY => self.props.system_property(ctx, ts, payload),
             f::INITIAL_DISPLAY_STATE => self.props.initial_display_state(ctx, ts, payload),
+            f::SYS_STATS => self.sys_stats.sys_stats(ctx, ts, payload),
+            f::BATTERY => self.power.battery(ctx, ts, payload),
+            f::POWER_RAILS => self.power.energy(ctx, ts, payload),
+            f::GPU_MEM_TOTAL_EVENT => gpu_mem::gpu_mem_total(ctx, ts, payload),
             _ => {}
         }
     }
@@ -242,6 +272,10 @@ impl TokenizerHost for Importer {
         if let Some(v) = &info.tracing_service_version {
             s.set_metadata("tracing_service_version", MetaValue::Str(v.clone()));
         }
+        self.sys_stats.set_page_size(info.page_size);
+    }
+    fn on_power_rail_descriptors(&mut self, power_rails: &[u8]) {
+        self.power.rail_descriptors(&mut self.ctx, power_rails);
     }
 }
 

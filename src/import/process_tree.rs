@@ -1,6 +1,6 @@
 //! ProcessTree and ProcessStats packets (trace_processor's system probes parser): processes
-//! and threads from /proc scans, cmdline, uid, start time, kernel threads, and the
-//! per-process counters of ProcessStats.
+//! and threads from /proc scans, cmdline, uid, start time, kernel threads; the per-process
+//! counters of ProcessStats are handed to `process_memory`.
 //!
 //! Both are decoded with the wire scanner rather than prost: cmdlines are not always valid
 //! UTF-8, and ProcessStats counters must be handled in wire order (it decides track ids).
@@ -11,9 +11,8 @@ use super::Ctx;
 use crate::store::args::ArgValue;
 use crate::store::processes::ThreadNamePriority;
 use crate::store::strings::StrId;
-use crate::store::tracks::{DimValue, TrackSpec};
-use crate::store::{CounterRow, EventType, Severity, Store, TrackScope, Upid};
-use crate::trace::wire::{Fields, Value};
+use crate::store::{Severity, Store};
+use crate::trace::wire::Fields;
 
 /// Kernel threads are children of kthreadd.
 const KTHREADD_PID: u32 = 2;
@@ -223,88 +222,10 @@ impl ProcessTreeImporter {
                 }
                 // Chrome-only fields, handled (or not) elsewhere in trace_processor.
                 12 | 13 => {}
-                _ => {
-                    let upid = ctx.procs.get_or_create_process(&mut ctx.store, pid);
-                    process_counter(ctx, ts, upid, id, &v);
-                }
+                _ => super::process_memory::process_field(ctx, ts, pid, id, &v),
             }
         }
     }
-}
-
-/// Which counter a ProcessStats.Process field feeds: (track type, dimension key, name key,
-/// is a memory size in KiB).
-fn counter_kind(field: u32) -> Option<(&'static str, &'static str, &'static str, bool)> {
-    const MEM: &str = "process_memory_key";
-    const SMAPS: &str = "smaps_key";
-    const RUNTIME: &str = "proc_stat_runtime_key";
-    Some(match field {
-        2 => ("process_memory", MEM, "virt", true),
-        3 => ("process_memory", MEM, "rss", true),
-        4 => ("process_memory", MEM, "rss.anon", true),
-        5 => ("process_memory", MEM, "rss.file", true),
-        6 => ("process_memory", MEM, "rss.shmem", true),
-        7 => ("process_memory", MEM, "swap", true),
-        8 => ("process_memory", MEM, "locked", true),
-        9 => ("process_memory", MEM, "rss.watermark", true),
-        24 => ("process_memory", MEM, "dmabuf_rss", true),
-        16 => ("smaps", SMAPS, "rss", true),
-        17 => ("smaps", SMAPS, "pss", true),
-        18 => ("smaps", SMAPS, "pss.anon", true),
-        19 => ("smaps", SMAPS, "pss.file", true),
-        20 => ("smaps", SMAPS, "pss.smem", true),
-        23 => ("smaps", SMAPS, "swap.pss", true),
-        21 => ("proc_stat_runtime", RUNTIME, "user_ns", false),
-        22 => ("proc_stat_runtime", RUNTIME, "kernel_ns", false),
-        _ => return None,
-    })
-}
-
-fn process_counter(ctx: &mut Ctx, ts: i64, upid: Upid, field: u32, v: &Value<'_>) {
-    let store = &mut ctx.store;
-    let (kind, name, value, dims_key_value): (&str, String, f64, Option<(&str, &str)>) =
-        if field == 10 {
-            let name = "oom_score_adj".to_string();
-            ("oom_score_adj", name, v.as_i64() as f64, None)
-        } else if let Some((kind, dim, key, kib)) = counter_kind(field) {
-            let name = match kind {
-                "process_memory" => format!("mem.{key}"),
-                "smaps" => format!("mem.smaps.{key}"),
-                _ => format!("runtime.{key}"),
-            };
-            // Memory counters are in KiB; trace_processor keeps bytes.
-            let raw = v.as_i64();
-            let value = if kib { raw.wrapping_mul(1024) } else { raw };
-            (kind, name, value as f64, Some((dim, key)))
-        } else {
-            store.stat(
-                "proc_stat_unknown_counters",
-                Severity::Error,
-                "A ProcessStats field frameprobe does not know was ignored.",
-            );
-            return;
-        };
-    let name_id = store.intern(&name);
-    let dims_buf;
-    let dims: &[(&str, DimValue<'_>)] = match dims_key_value {
-        Some((k, val)) => {
-            dims_buf = [(k, DimValue::Str(val))];
-            &dims_buf
-        }
-        None => &[],
-    };
-    let spec = TrackSpec::new(kind, EventType::Counter, TrackScope::Process(upid))
-        .named(name_id)
-        .extra(field as i64)
-        .dims(dims)
-        .machine(ctx.procs.machine_id);
-    let track_id = ctx.tracks.intern(store, spec);
-    store.counters.push(CounterRow {
-        ts,
-        track_id,
-        value,
-        arg_set_id: None,
-    });
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! timestamp-ordered events for the importers.
 
 pub mod clock;
+pub mod power_rails;
 pub mod reader;
 pub mod sort;
 pub mod tokenizer;
@@ -11,6 +12,7 @@ pub mod wire;
 pub mod fields {
     pub const FTRACE_EVENTS: u32 = 1;
     pub const PROCESS_TREE: u32 = 2;
+    pub const SYS_STATS: u32 = 7;
     pub const CLOCK_SNAPSHOT: u32 = 6;
     pub const TIMESTAMP: u32 = 8;
     pub const PROCESS_STATS: u32 = 9;
@@ -18,6 +20,9 @@ pub mod fields {
     pub const INTERNED_DATA: u32 = 12;
     pub const SEQUENCE_FLAGS: u32 = 13;
     pub const TRACE_CONFIG: u32 = 33;
+    pub const BATTERY: u32 = 38;
+    /// Sorted as one event per energy sample (see `trace::power_rails`).
+    pub const POWER_RAILS: u32 = 40;
     pub const INCREMENTAL_STATE_CLEARED: u32 = 41;
     pub const PREVIOUS_PACKET_DROPPED: u32 = 42;
     pub const SYSTEM_INFO: u32 = 45;
@@ -26,6 +31,7 @@ pub mod fields {
     pub const TIMESTAMP_CLOCK_ID: u32 = 58;
     pub const TRACE_PACKET_DEFAULTS: u32 = 59;
     pub const SERVICE_EVENT: u32 = 69;
+    pub const GPU_MEM_TOTAL_EVENT: u32 = 71;
     pub const INITIAL_DISPLAY_STATE: u32 = 70;
     pub const FRAME_TIMELINE_EVENT: u32 = 76;
     pub const ANDROID_SYSTEM_PROPERTY: u32 = 86;

@@ -6,6 +6,7 @@ use prost::Message;
 
 use super::clock::{self, ClockKey, ClockTracker};
 use super::fields as f;
+use super::power_rails;
 use super::reader::{decompress, MAX_DECOMPRESSED_BYTES};
 use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
 use super::wire::{Fields, PackedVarints, Value};
@@ -38,6 +39,8 @@ struct SequenceState {
 pub trait TokenizerHost: EventSink {
     fn store(&mut self) -> &mut Store;
     fn on_system_info(&mut self, info: &protos::SystemInfo);
+    /// The rail descriptors of a PowerRails packet, in file order (before any sample).
+    fn on_power_rail_descriptors(&mut self, _power_rails: &[u8]) {}
 }
 
 pub struct Tokenizer {
@@ -102,6 +105,10 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             | f::INITIAL_DISPLAY_STATE
             | f::FRAME_TIMELINE_EVENT
             | f::ANDROID_SYSTEM_PROPERTY
+            | f::SYS_STATS
+            | f::BATTERY
+            | f::POWER_RAILS
+            | f::GPU_MEM_TOTAL_EVENT
             | f::ZSTD_COMPRESSED_PACKETS => {
                 if let Value::Bytes(b) = v {
                     h.data = Some((id, b));
@@ -248,8 +255,54 @@ impl Tokenizer {
             self.ftrace_bundle(data, seq_id, host);
             return;
         }
-        if self.wanted.packets.contains(&field) {
-            self.sorter.push_packet(ts, field, data, h.machine_id);
+        if !self.wanted.packets.contains(&field) {
+            return;
+        }
+        if field == f::POWER_RAILS {
+            self.power_rails(data, ts, h.machine_id, host);
+            return;
+        }
+        self.sorter.push_packet(ts, field, data, h.machine_id);
+    }
+
+    /// Descriptors go to the host now; each energy sample is sorted on its own timestamp
+    /// (milliseconds of BOOTTIME), or the packet's when it has none.
+    fn power_rails(
+        &mut self,
+        data: &[u8],
+        packet_ts: i64,
+        machine_id: Option<u32>,
+        host: &mut dyn TokenizerHost,
+    ) {
+        host.on_power_rail_descriptors(data);
+        let boot = ClockKey::global(clock::BOOTTIME);
+        let mut any = false;
+        let mut payload = Vec::new();
+        for (boot_ns, sample) in power_rails::samples(data, packet_ts) {
+            any = true;
+            let ts = match boot_ns.map(|ns| self.clocks.to_trace_time(boot, ns)) {
+                None => packet_ts,
+                Some(Some(ts)) => ts,
+                Some(None) => {
+                    host.store().stat(
+                        "clock_sync_failure",
+                        Severity::DataLoss,
+                        "A packet's timestamp could not be converted to the trace clock (no ClockSnapshot links its clock); the packet was dropped.",
+                    );
+                    continue;
+                }
+            };
+            payload.clear();
+            sample.encode(&mut payload);
+            self.sorter
+                .push_packet(ts, f::POWER_RAILS, &payload, machine_id);
+        }
+        if !any {
+            host.store().stat(
+                "power_rail_empty_packet",
+                Severity::Error,
+                "A power_rails packet had no energy samples (descriptors only, or empty).",
+            );
         }
     }
 

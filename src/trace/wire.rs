@@ -249,6 +249,52 @@ impl Iterator for PackedVarints<'_> {
     }
 }
 
+/// The singular fields of a small message by field number (`N` slots, later occurrences
+/// winning as protobuf's do); `None` when absent. Fields numbered `N` or above are skipped,
+/// and damage ends the scan quietly.
+pub fn slots<const N: usize>(buf: &[u8]) -> [Option<Value<'_>>; N] {
+    let mut out = [None; N];
+    for (id, v) in Fields::new(buf).map_while(Result::ok) {
+        if let Some(slot) = out.get_mut(id as usize) {
+            *slot = Some(v);
+        }
+    }
+    out
+}
+
+/// The values of field `id` of a message, in wire order (a repeated field, unpacked).
+pub fn repeated(buf: &[u8], id: u32) -> impl Iterator<Item = Value<'_>> {
+    Fields::new(buf)
+        .map_while(Result::ok)
+        .filter(move |(i, _)| *i == id)
+        .map(|(_, v)| v)
+}
+
+/// Builds a message field by field (for tests that hand-make packets).
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct Msg(pub Vec<u8>);
+
+#[cfg(test)]
+impl Msg {
+    pub fn int(mut self, field: u32, v: i64) -> Self {
+        put_field(&mut self.0, field, Value::Varint(v as u64));
+        self
+    }
+    pub fn fixed32(mut self, field: u32, v: u32) -> Self {
+        put_field(&mut self.0, field, Value::Fixed32(v));
+        self
+    }
+    pub fn str(mut self, field: u32, s: &str) -> Self {
+        put_field(&mut self.0, field, Value::Bytes(s.as_bytes()));
+        self
+    }
+    pub fn msg(mut self, field: u32, m: Msg) -> Self {
+        put_field(&mut self.0, field, Value::Bytes(&m.0));
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

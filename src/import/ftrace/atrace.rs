@@ -580,14 +580,7 @@ impl AtraceParser {
         let upid = ctx
             .procs
             .get_or_create_process(&mut ctx.store, killed as i64);
-        let name = ctx.store.intern("oom_score_adj");
-        let spec = TrackSpec::new(
-            "oom_score_adj",
-            EventType::Counter,
-            TrackScope::Process(upid),
-        )
-        .named(name);
-        let t = ctx.tracks.intern(&mut ctx.store, spec);
+        let t = crate::import::counter_tracks::oom_score_adj_track(ctx, upid);
         push_counter(&mut ctx.store, ts, t, adj as f64, None);
         self.lmk_instant(ctx, ts, upid);
     }

@@ -10,7 +10,7 @@ use super::thread_state::ThreadStateTracker;
 use crate::import::Ctx;
 use crate::store::processes::ThreadNamePriority;
 use crate::store::strings::StrId;
-use crate::store::tracks::{DimValue, TrackSpec};
+use crate::store::tracks::TrackSpec;
 use crate::store::{CounterRow, EventType, SchedRow, Severity, Store, TrackId, TrackScope, Utid};
 use crate::trace::sort::{CompactSwitch, CompactWaking};
 use crate::trace::wire::{Fields, Value};
@@ -87,7 +87,6 @@ pub struct SchedParser {
     /// raw prev_state (u16) -> interned end_state, filled lazily.
     end_states: Vec<u32>,
     cpu_tracks: Vec<[Option<TrackId>; CPU_COUNTER_KINDS]>,
-    gpus: Vec<u32>,
     /// Created on first use (it interns its state names).
     thread_states: Option<ThreadStateTracker>,
     /// Commands that never read `thread_state` skip building it.
@@ -467,33 +466,10 @@ impl SchedParser {
         self.cpu_counter(ctx, ts, cpu, CpuCounter::NrRunning, f[11].as_u32() as f64);
     }
 
-    /// GPU frequency tracks are keyed by the GPU's row in trace_processor's gpu table
-    /// (`ugpu`, in order of first sight) and its id.
     pub fn gpu_frequency(&mut self, ctx: &mut Ctx, ts: i64, data: &[u8]) {
         let f = decode::<3>(data);
         let (gpu, state) = (f[1].as_u32(), f[2].as_u32());
-        let ugpu = match self.gpus.iter().position(|&g| g == gpu) {
-            Some(i) => i,
-            None => {
-                self.gpus.push(gpu);
-                self.gpus.len() - 1
-            }
-        };
-        let name = ctx.store.intern("gpufreq");
-        let dims = [
-            ("ugpu", DimValue::Int(ugpu as i64)),
-            ("gpu", DimValue::Int(gpu as i64)),
-        ];
-        let spec = TrackSpec::new("gpu_frequency", EventType::Counter, TrackScope::Global)
-            .named(name)
-            .extra(gpu as i64)
-            .dims(&dims)
-            .machine(ctx.procs.machine_id);
-        let track = ctx.tracks.intern(&mut ctx.store, spec);
-        let row = &mut ctx.store.tracks[track as usize];
-        if row.counter_unit.is_none() {
-            row.counter_unit = Some(ctx.store.strings.intern("kHz"));
-        }
+        let track = crate::import::counter_tracks::gpu_frequency_track(ctx, gpu);
         Self::push_counter(&mut ctx.store, ts, track, state as f64);
     }
 
