@@ -36,8 +36,8 @@ pub struct LoadOptions {
     /// Kernel counters: cpu_frequency, cpu_frequency_limits, sched_cpu_util_cfs, clocks,
     /// devfreq, memory (rss_stat, oom_score_adj, ion, mm_event), ...
     pub kernel_counters: bool,
-    /// Kernel slices: scm calls, reclaim, signals, DMA fences and vblanks (they nest with
-    /// atrace slices on thread tracks).
+    /// Kernel slices: scm calls, reclaim, signals, DMA fences, vblanks, interrupts (the
+    /// thread ones nest with atrace slices on thread tracks).
     pub kernel_slices: bool,
     pub frame_timeline: bool,
     pub graphics_frames: bool,
@@ -115,6 +115,8 @@ impl LoadOptions {
                 fid::CLOCK_SET_RATE,
                 fid::DEVFREQ_FREQUENCY,
                 fid::DCVSH_FREQ,
+                fid::KGSL_GPU_FREQUENCY,
+                fid::MALI_GPU_POWER_STATE,
                 fid::RSS_STAT,
                 fid::RSS_STAT_THROTTLED,
                 fid::DMABUF_RSS_STAT,
@@ -144,6 +146,10 @@ impl LoadOptions {
                 fid::DMA_FENCE_WAIT_END,
                 fid::DRM_VBLANK_EVENT,
                 fid::DRM_VBLANK_EVENT_DELIVERED,
+                fid::IRQ_HANDLER_ENTRY,
+                fid::IRQ_HANDLER_EXIT,
+                fid::SOFTIRQ_ENTRY,
+                fid::SOFTIRQ_EXIT,
             ]);
         }
         if self.frame_timeline {

@@ -88,7 +88,13 @@ pub mod ftrace_ids {
     pub const LWIS_TRACING_MARK_WRITE: u32 = 467;
     pub const SAMSUNG_TRACING_MARK_WRITE: u32 = 484;
     pub const PANEL_WRITE_GENERIC: u32 = 490;
+    pub const SOFTIRQ_ENTRY: u32 = 24;
+    pub const SOFTIRQ_EXIT: u32 = 25;
+    pub const IRQ_HANDLER_ENTRY: u32 = 36;
+    pub const IRQ_HANDLER_EXIT: u32 = 37;
     pub const DCVSH_FREQ: u32 = 508;
+    pub const KGSL_GPU_FREQUENCY: u32 = 509;
+    pub const MALI_GPU_POWER_STATE: u32 = 548;
     pub const DEVFREQ_FREQUENCY: u32 = 541;
     pub const DMABUF_RSS_STAT: u32 = 579;
     pub const MM_VMSCAN_MEMCG_RECLAIM_BEGIN: u32 = 607;

@@ -1,6 +1,7 @@
 //! Clock and device-frequency ftrace events as counters: `clock_set_rate` ("<clock>
 //! Frequency"), `clock_enable` / `clock_disable` ("<clock> State"), `devfreq_frequency`
-//! ("devfreq_<device>") and `dcvsh_freq` (per-CPU "cpufreq_throttle").
+//! ("devfreq_<device>"), `dcvsh_freq` (per-CPU "cpufreq_throttle") and
+//! `mali_gpu_power_state`.
 //!
 //! The `clk_*` events (320-322) carry the same information but trace_processor v58.2 only
 //! records them in its raw table, so they make no counters here either.
@@ -102,6 +103,25 @@ impl ClockEvents {
 
     pub fn devfreq_frequency(&mut self, ctx: &mut Ctx, ts: i64, data: &[u8]) {
         self.device_counter(ctx, ts, DeviceCounter::Devfreq, data);
+    }
+
+    /// Mali's GPU power state: `{uint64 change_ns = 1; int32 from_state = 2; int32
+    /// to_state = 3}`, the new state on one global counter.
+    pub fn mali_gpu_power_state(&mut self, ctx: &mut Ctx, ts: i64, data: &[u8]) {
+        let to_state = Fields::new(data)
+            .map_while(Result::ok)
+            .find(|(id, _)| *id == 3)
+            .map_or(0, |(_, v)| v.as_i32());
+        let name = ctx.store.intern("mali_gpu_power_state");
+        let spec = TrackSpec::new(
+            "mali_gpu_power_state",
+            EventType::Counter,
+            TrackScope::Global,
+        )
+        .named(name)
+        .machine(ctx.procs.machine_id);
+        let track = ctx.tracks.intern(&mut ctx.store, spec);
+        push_counter(&mut ctx.store, ts, track, to_state as f64, None);
     }
 
     /// Qualcomm's cpufreq throttling (dcvsh): `{uint64 cpu = 1; uint64 freq = 2}`.
@@ -215,6 +235,26 @@ mod tests {
                 "cpu_frequency_throttle".into(),
                 2000.0
             )
+        );
+    }
+
+    #[test]
+    fn mali_power_state_counts_the_new_state() {
+        let mut ctx = Ctx::new();
+        let mut c = ClockEvents::default();
+        let mut e = Vec::new();
+        for (f, v) in [(1u64, 123u64), (2, 1), (3, 2)] {
+            put_varint(&mut e, f << 3);
+            put_varint(&mut e, v);
+        }
+        c.mali_gpu_power_state(&mut ctx, 5, &e);
+        assert_eq!(
+            counters(&ctx),
+            [(
+                "mali_gpu_power_state".into(),
+                "mali_gpu_power_state".into(),
+                2.0
+            )]
         );
     }
 

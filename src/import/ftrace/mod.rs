@@ -4,6 +4,7 @@
 pub mod atrace;
 pub mod clock_events;
 pub mod drm;
+pub mod irq;
 pub mod kernel_slices;
 pub mod memory;
 pub mod sched;
@@ -23,6 +24,7 @@ pub struct FtraceParser {
     pub clocks: clock_events::ClockEvents,
     pub memory: memory::MemoryEvents,
     pub drm: drm::DrmEvents,
+    pub irq: irq::IrqEvents,
     seen_first_event: bool,
     drop_before: i64,
     soft_drop_before: i64,
@@ -39,6 +41,7 @@ impl FtraceParser {
             clocks: Default::default(),
             memory: Default::default(),
             drm: Default::default(),
+            irq: Default::default(),
             seen_first_event: false,
             drop_before: 0,
             soft_drop_before: 0,
@@ -146,12 +149,12 @@ impl FtraceParser {
             fid::ZERO => self.atrace.zero(ctx, ts, pid, data),
             fid::SYS_ENTER => self.atrace.sys_enter(ctx, ts, pid, data),
             fid::SYS_EXIT => self.atrace.sys_exit(ctx, ts, pid, data),
-            _ => self.kernel_event(ctx, ts, pid, id, data),
+            _ => self.kernel_event(ctx, ts, cpu, pid, id, data),
         }
     }
 
     /// Kernel slices, clock and memory counters, fences (one module each).
-    fn kernel_event(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, id: u32, data: &[u8]) {
+    fn kernel_event(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, pid: i64, id: u32, data: &[u8]) {
         use kernel_slices::Reclaim;
         let k = &mut self.kernel_slices;
         match id {
@@ -174,6 +177,12 @@ impl FtraceParser {
             }
             fid::DEVFREQ_FREQUENCY => self.clocks.devfreq_frequency(ctx, ts, data),
             fid::DCVSH_FREQ => self.clocks.dcvsh_freq(ctx, ts, data),
+            fid::KGSL_GPU_FREQUENCY => self.sched.kgsl_gpu_frequency(ctx, ts, data),
+            fid::MALI_GPU_POWER_STATE => self.clocks.mali_gpu_power_state(ctx, ts, data),
+            fid::IRQ_HANDLER_ENTRY => self.irq.irq_entry(ctx, ts, cpu, data),
+            fid::IRQ_HANDLER_EXIT => self.irq.irq_exit(ctx, ts, cpu, data),
+            fid::SOFTIRQ_ENTRY => self.irq.softirq_entry(ctx, ts, cpu, data),
+            fid::SOFTIRQ_EXIT => self.irq.softirq_exit(ctx, ts, cpu, data),
             fid::RSS_STAT | fid::RSS_STAT_THROTTLED => self.memory.rss_stat(ctx, ts, pid, id, data),
             fid::DMABUF_RSS_STAT => self.memory.dmabuf_rss_stat(ctx, ts, pid, data),
             fid::OOM_SCORE_ADJ_UPDATE => self.memory.oom_score_adj_update(ctx, ts, data),
