@@ -39,8 +39,12 @@ pub struct LoadOptions {
     pub process_events: bool,
     /// atrace (`print` and vendor tracing_mark_write) slices, instants and counters.
     pub atrace: bool,
-    /// Kernel counters: cpu_frequency, cpu_frequency_limits, sched_cpu_util_cfs, ...
+    /// Kernel counters: cpu_frequency, cpu_frequency_limits, sched_cpu_util_cfs, clocks,
+    /// devfreq, memory (rss_stat, oom_score_adj, ion, mm_event), ...
     pub kernel_counters: bool,
+    /// Kernel slices: scm calls, reclaim, signals, DMA fences, vblanks, interrupts (the
+    /// thread ones nest with atrace slices on thread tracks).
+    pub kernel_slices: bool,
     pub frame_timeline: bool,
     pub graphics_frames: bool,
     pub process_tree: bool,
@@ -60,6 +64,7 @@ impl LoadOptions {
             process_events: true,
             atrace: true,
             kernel_counters: true,
+            kernel_slices: true,
             frame_timeline: true,
             graphics_frames: true,
             process_tree: true,
@@ -98,6 +103,10 @@ impl LoadOptions {
                 fid::DPU_TRACING_MARK_WRITE,
                 fid::G2D_TRACING_MARK_WRITE,
                 fid::MALI_TRACING_MARK_WRITE,
+                fid::SAMSUNG_TRACING_MARK_WRITE,
+                fid::LWIS_TRACING_MARK_WRITE,
+                fid::PANEL_WRITE_GENERIC,
+                fid::ZERO,
                 fid::SYS_ENTER,
                 fid::SYS_EXIT,
             ]);
@@ -110,6 +119,46 @@ impl LoadOptions {
                 fid::CPU_IDLE,
                 fid::GPU_FREQUENCY,
                 fid::SCHED_CPU_UTIL_CFS,
+                fid::CLOCK_ENABLE,
+                fid::CLOCK_DISABLE,
+                fid::CLOCK_SET_RATE,
+                fid::DEVFREQ_FREQUENCY,
+                fid::DCVSH_FREQ,
+                fid::KGSL_GPU_FREQUENCY,
+                fid::MALI_GPU_POWER_STATE,
+                fid::RSS_STAT,
+                fid::RSS_STAT_THROTTLED,
+                fid::DMABUF_RSS_STAT,
+                fid::OOM_SCORE_ADJ_UPDATE,
+                fid::MM_EVENT_RECORD,
+                fid::ION_HEAP_GROW,
+                fid::ION_HEAP_SHRINK,
+                fid::ION_STAT,
+                fid::DMA_HEAP_STAT,
+            ]);
+        }
+        if self.kernel_slices {
+            ftrace.extend([
+                fid::SCM_CALL_START,
+                fid::SCM_CALL_END,
+                fid::MM_VMSCAN_DIRECT_RECLAIM_BEGIN,
+                fid::MM_VMSCAN_DIRECT_RECLAIM_END,
+                fid::MM_VMSCAN_MEMCG_RECLAIM_BEGIN,
+                fid::MM_VMSCAN_MEMCG_RECLAIM_END,
+                fid::SIGNAL_GENERATE,
+                fid::SIGNAL_DELIVER,
+                fid::MARK_VICTIM,
+                fid::DMA_FENCE_INIT,
+                fid::DMA_FENCE_EMIT,
+                fid::DMA_FENCE_SIGNALED,
+                fid::DMA_FENCE_WAIT_START,
+                fid::DMA_FENCE_WAIT_END,
+                fid::DRM_VBLANK_EVENT,
+                fid::DRM_VBLANK_EVENT_DELIVERED,
+                fid::IRQ_HANDLER_ENTRY,
+                fid::IRQ_HANDLER_EXIT,
+                fid::SOFTIRQ_ENTRY,
+                fid::SOFTIRQ_EXIT,
             ]);
         }
         if self.frame_timeline {

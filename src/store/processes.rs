@@ -112,7 +112,7 @@ impl ProcessTracker {
         self.invalidate_process_threads(store, upid);
     }
 
-    fn is_thread_alive(&self, store: &Store, utid: Utid) -> bool {
+    pub fn is_thread_alive(&self, store: &Store, utid: Utid) -> bool {
         let t = &store.threads[utid as usize];
         if t.end_ts.is_some() {
             return false;

@@ -24,8 +24,9 @@ pub struct Wanted {
 }
 
 impl Wanted {
+    /// `ftrace` is sorted by `Tokenizer::new` (it is asked about every ftrace event).
     fn wants_ftrace(&self, id: u32) -> bool {
-        self.ftrace.contains(&id)
+        self.ftrace.binary_search(&id).is_ok()
     }
 }
 
@@ -124,7 +125,9 @@ const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
 
 impl Tokenizer {
-    pub fn new(wanted: Wanted) -> Self {
+    pub fn new(mut wanted: Wanted) -> Self {
+        wanted.ftrace.sort_unstable();
+        wanted.ftrace.dedup();
         Tokenizer {
             clocks: ClockTracker::default(),
             sorter: Sorter::default(),

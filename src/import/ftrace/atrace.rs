@@ -213,7 +213,8 @@ struct KernelMark<'a> {
 
 impl<'a> KernelMark<'a> {
     /// Field numbers per event: (pid, name, type, value, trace_begin); 0 where the event
-    /// has no such field (0 is never a valid field number).
+    /// has no such field (0 is never a valid field number), or where trace_processor
+    /// ignores it (samsung's trace_begin).
     fn layout(event_id: u32) -> Option<[u32; 5]> {
         Some(match event_id {
             fid::TRACING_MARK_WRITE => [1, 2, 0, 0, 3],
@@ -221,8 +222,16 @@ impl<'a> KernelMark<'a> {
             fid::DPU_TRACING_MARK_WRITE => [1, 4, 5, 6, 0],
             fid::G2D_TRACING_MARK_WRITE => [1, 4, 5, 6, 0],
             fid::MALI_TRACING_MARK_WRITE => [2, 1, 3, 4, 0],
+            fid::SAMSUNG_TRACING_MARK_WRITE => [1, 2, 4, 5, 0],
+            fid::LWIS_TRACING_MARK_WRITE => [3, 4, 2, 5, 0],
+            fid::PANEL_WRITE_GENERIC => [1, 4, 5, 6, 0],
             _ => return None,
         })
+    }
+
+    /// The value is an int64 in these events, an int32 in the others.
+    fn wide_value(event_id: u32) -> bool {
+        event_id == fid::LWIS_TRACING_MARK_WRITE
     }
 
     fn decode(event_id: u32, data: &'a [u8]) -> Option<KernelMark<'a>> {
@@ -245,7 +254,11 @@ impl<'a> KernelMark<'a> {
                 m.raw_type = v.as_u32();
                 m.has_trace_type = true;
             } else if id == value_f {
-                m.value = v.as_i32() as i64;
+                m.value = if Self::wide_value(event_id) {
+                    v.as_i64()
+                } else {
+                    v.as_i32() as i64
+                };
             } else if id == begin_f {
                 m.trace_begin = Some(v.as_u32() != 0);
             }
@@ -295,6 +308,7 @@ impl AtraceParser {
         let usable = match id {
             fid::TRACING_MARK_WRITE => m.trace_begin.is_some(),
             fid::SDE_TRACING_MARK_WRITE => m.has_trace_type || m.trace_begin.is_some(),
+            fid::SAMSUNG_TRACING_MARK_WRITE => m.has_trace_type,
             _ => m.raw_type != 0,
         };
         if !usable {
@@ -324,6 +338,38 @@ impl AtraceParser {
                 parse_failure(&mut ctx.store);
                 return;
             }
+        };
+        self.record(ctx, ts, pid, rec);
+    }
+
+    /// `zero`, the atrace event of Pixel (msm-google) kernels: flag bit 0 begins a slice,
+    /// bit 1 ends one, bit 2 sets a counter (checked in that order).
+    pub fn zero(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, data: &[u8]) {
+        let (mut flag, mut name, mut tgid, mut value) = (0i32, &[][..], 0u32, 0i64);
+        for (id, v) in Fields::new(data).map_while(Result::ok) {
+            match id {
+                1 => flag = v.as_i32(),
+                2 => name = v.as_bytes(),
+                // int32 on the wire, reinterpreted as unsigned like trace_processor does.
+                3 => tgid = v.as_i32() as u32,
+                4 => value = v.as_i64(),
+                _ => {}
+            }
+        }
+        let name = String::from_utf8_lossy(name);
+        let rec = if flag & 1 != 0 {
+            Record::Begin { tgid, name: &name }
+        } else if flag & 2 != 0 {
+            Record::End { tgid }
+        } else if flag & 4 != 0 {
+            Record::Counter {
+                tgid,
+                name: &name,
+                value,
+            }
+        } else {
+            parse_failure(&mut ctx.store);
+            return;
         };
         self.record(ctx, ts, pid, rec);
     }
@@ -601,12 +647,7 @@ impl AtraceParser {
             self.thread_tracks.resize(i + 1, NO_TRACK);
         }
         if self.thread_tracks[i] == NO_TRACK {
-            let spec = TrackSpec::new(
-                "thread_execution",
-                EventType::Slice,
-                TrackScope::Thread(utid),
-            );
-            self.thread_tracks[i] = ctx.tracks.intern(&mut ctx.store, spec);
+            self.thread_tracks[i] = ctx.tracks.thread_track(&mut ctx.store, utid);
         }
         self.thread_tracks[i]
     }
@@ -789,7 +830,7 @@ fn slice_name(store: &mut Store, name: &str) -> Option<StrId> {
 }
 
 /// Sets a slice's args, keeping any it already has.
-fn write_args(store: &mut Store, sid: SliceId, mut args: Vec<PendingArg>) {
+pub(crate) fn write_args(store: &mut Store, sid: SliceId, mut args: Vec<PendingArg>) {
     if args.is_empty() {
         return;
     }
@@ -1300,5 +1341,79 @@ mod tests {
         );
         t.p.kernel_mark_write(&mut t.ctx, 4, 237, fid::G2D_TRACING_MARK_WRITE, &neg);
         assert_eq!(t.ctx.store.counters[0].value, -5.0);
+    }
+
+    #[test]
+    fn zero_flags_begin_end_and_counter() {
+        let mut t = T::new();
+        let zero = |flag: u64, name: &str, tgid: u64, value: u64| {
+            mark(&[(1, flag), (3, tgid), (4, value)], &[(2, name)])
+        };
+        // Pixel's exynos driver: slices on the emitting thread, counters on tgid 1.
+        t.p.zero(&mut t.ctx, 10, 500, &zero(1, "DM_CALL", 500, 0));
+        t.p.zero(&mut t.ctx, 12, 500, &zero(1, "acpm_ipc_send_data", 500, 0));
+        t.p.zero(&mut t.ctx, 13, 500, &zero(4, "dm_mif", 1, 1_716_000));
+        t.p.zero(&mut t.ctx, 15, 500, &zero(2, "", 500, 0));
+        // Begin wins over end when both bits are set.
+        t.p.zero(&mut t.ctx, 16, 500, &zero(3, "both", 500, 0));
+        t.p.zero(&mut t.ctx, 17, 500, &zero(8, "nothing", 500, 0));
+        let got: Vec<_> = (0..t.slices().len())
+            .map(|i| {
+                (
+                    t.name(i).to_string(),
+                    t.slices()[i].ts,
+                    t.slices()[i].dur,
+                    t.slices()[i].depth,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("DM_CALL".to_string(), 10, -1, 0),
+                ("acpm_ipc_send_data".to_string(), 12, 3, 1),
+                ("both".to_string(), 16, -1, 1)
+            ]
+        );
+        assert_eq!(t.thread_pid(t.slices()[0].track_id), Some(500));
+        let c = &t.ctx.store.counters[0];
+        assert_eq!((c.ts, c.value), (13, 1_716_000.0));
+        assert_eq!(t.track_name(c.track_id), Some("dm_mif"));
+        let TrackScope::Process(upid) = t.ctx.store.tracks[c.track_id as usize].scope else {
+            panic!("counter on a process track");
+        };
+        assert_eq!(t.ctx.store.processes[upid as usize].pid, 1);
+        assert_eq!(t.stat("systrace_parse_failure"), 1);
+    }
+
+    #[test]
+    fn samsung_lwis_and_panel_marks() {
+        let mut t = T::new();
+        // Samsung: the begin flag is ignored; type 0 is an end, and a missing type fails.
+        let s_begin = mark(&[(1, 10), (3, 1), (4, b'B' as u64)], &[(2, "s")]);
+        let s_zero = mark(&[(1, 10), (3, 1), (4, 0)], &[(2, "s")]);
+        let s_none = mark(&[(1, 10), (3, 1)], &[(2, "s")]);
+        t.p.kernel_mark_write(&mut t.ctx, 1, 10, fid::SAMSUNG_TRACING_MARK_WRITE, &s_begin);
+        t.p.kernel_mark_write(&mut t.ctx, 5, 10, fid::SAMSUNG_TRACING_MARK_WRITE, &s_zero);
+        t.p.kernel_mark_write(&mut t.ctx, 6, 10, fid::SAMSUNG_TRACING_MARK_WRITE, &s_none);
+        assert_eq!((t.slices()[0].ts, t.slices()[0].dur), (1, 4));
+        assert_eq!(t.stat("systrace_parse_failure"), 1);
+        // LWIS: int64 values, the function name as the counter name.
+        let big = 1u64 << 40;
+        let lwis = mark(
+            &[(3, 20), (2, b'C' as u64), (5, big)],
+            &[(1, "cam"), (4, "lwis_fn")],
+        );
+        t.p.kernel_mark_write(&mut t.ctx, 7, 21, fid::LWIS_TRACING_MARK_WRITE, &lwis);
+        let c = &t.ctx.store.counters[0];
+        assert_eq!(c.value, big as f64);
+        assert_eq!(t.track_name(c.track_id), Some("lwis_fn"));
+        // panel_write_generic: name is field 4, type field 5.
+        let panel = mark(
+            &[(1, 30), (5, b'I' as u64)],
+            &[(2, "ignored"), (4, "panel_i")],
+        );
+        t.p.kernel_mark_write(&mut t.ctx, 8, 30, fid::PANEL_WRITE_GENERIC, &panel);
+        assert_eq!(t.name(1), "panel_i");
     }
 }

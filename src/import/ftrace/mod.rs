@@ -2,6 +2,11 @@
 //! tracing started or before every CPU's buffer was valid, then one handler per event type.
 
 pub mod atrace;
+pub mod clock_events;
+pub mod drm;
+pub mod irq;
+pub mod kernel_slices;
+pub mod memory;
 pub mod sched;
 pub mod task_state;
 pub mod thread_state;
@@ -15,6 +20,11 @@ use crate::trace::wire::{Fields, Value};
 pub struct FtraceParser {
     pub sched: sched::SchedParser,
     pub atrace: atrace::AtraceParser,
+    pub kernel_slices: kernel_slices::KernelSlices,
+    pub clocks: clock_events::ClockEvents,
+    pub memory: memory::MemoryEvents,
+    pub drm: drm::DrmEvents,
+    pub irq: irq::IrqEvents,
     seen_first_event: bool,
     drop_before: i64,
     soft_drop_before: i64,
@@ -27,6 +37,11 @@ impl FtraceParser {
         FtraceParser {
             sched: sched::SchedParser::default(),
             atrace: atrace::AtraceParser::default(),
+            kernel_slices: Default::default(),
+            clocks: Default::default(),
+            memory: Default::default(),
+            drm: Default::default(),
+            irq: Default::default(),
             seen_first_event: false,
             drop_before: 0,
             soft_drop_before: 0,
@@ -127,9 +142,62 @@ impl FtraceParser {
             | fid::SDE_TRACING_MARK_WRITE
             | fid::DPU_TRACING_MARK_WRITE
             | fid::G2D_TRACING_MARK_WRITE
-            | fid::MALI_TRACING_MARK_WRITE => self.atrace.kernel_mark_write(ctx, ts, pid, id, data),
+            | fid::MALI_TRACING_MARK_WRITE
+            | fid::SAMSUNG_TRACING_MARK_WRITE
+            | fid::LWIS_TRACING_MARK_WRITE
+            | fid::PANEL_WRITE_GENERIC => self.atrace.kernel_mark_write(ctx, ts, pid, id, data),
+            fid::ZERO => self.atrace.zero(ctx, ts, pid, data),
             fid::SYS_ENTER => self.atrace.sys_enter(ctx, ts, pid, data),
             fid::SYS_EXIT => self.atrace.sys_exit(ctx, ts, pid, data),
+            _ => self.kernel_event(ctx, ts, cpu, pid, id, data),
+        }
+    }
+
+    /// Kernel slices, clock and memory counters, fences (one module each).
+    fn kernel_event(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, pid: i64, id: u32, data: &[u8]) {
+        use kernel_slices::Reclaim;
+        let k = &mut self.kernel_slices;
+        match id {
+            fid::SCM_CALL_START => k.scm_call_start(ctx, ts, pid, data),
+            fid::SCM_CALL_END => k.scm_call_end(ctx, ts, pid),
+            fid::MM_VMSCAN_DIRECT_RECLAIM_BEGIN => {
+                k.reclaim_begin(ctx, ts, pid, Reclaim::Direct, data)
+            }
+            fid::MM_VMSCAN_DIRECT_RECLAIM_END => k.reclaim_end(ctx, ts, pid, Reclaim::Direct, data),
+            fid::MM_VMSCAN_MEMCG_RECLAIM_BEGIN => {
+                k.reclaim_begin(ctx, ts, pid, Reclaim::Memcg, data)
+            }
+            fid::MM_VMSCAN_MEMCG_RECLAIM_END => k.reclaim_end(ctx, ts, pid, Reclaim::Memcg, data),
+            fid::SIGNAL_GENERATE => k.signal_generate(ctx, ts, data),
+            fid::SIGNAL_DELIVER => k.signal_deliver(ctx, ts, pid, data),
+            fid::MARK_VICTIM => k.mark_victim(ctx, ts, data),
+            fid::CLOCK_SET_RATE => self.clocks.clock_set_rate(ctx, ts, data),
+            fid::CLOCK_ENABLE | fid::CLOCK_DISABLE => {
+                self.clocks.clock_enable_or_disable(ctx, ts, data)
+            }
+            fid::DEVFREQ_FREQUENCY => self.clocks.devfreq_frequency(ctx, ts, data),
+            fid::DCVSH_FREQ => self.clocks.dcvsh_freq(ctx, ts, data),
+            fid::KGSL_GPU_FREQUENCY => self.sched.kgsl_gpu_frequency(ctx, ts, data),
+            fid::MALI_GPU_POWER_STATE => self.clocks.mali_gpu_power_state(ctx, ts, data),
+            fid::IRQ_HANDLER_ENTRY => self.irq.irq_entry(ctx, ts, cpu, data),
+            fid::IRQ_HANDLER_EXIT => self.irq.irq_exit(ctx, ts, cpu, data),
+            fid::SOFTIRQ_ENTRY => self.irq.softirq_entry(ctx, ts, cpu, data),
+            fid::SOFTIRQ_EXIT => self.irq.softirq_exit(ctx, ts, cpu, data),
+            fid::RSS_STAT | fid::RSS_STAT_THROTTLED => self.memory.rss_stat(ctx, ts, pid, id, data),
+            fid::DMABUF_RSS_STAT => self.memory.dmabuf_rss_stat(ctx, ts, pid, data),
+            fid::OOM_SCORE_ADJ_UPDATE => self.memory.oom_score_adj_update(ctx, ts, data),
+            fid::MM_EVENT_RECORD => self.memory.mm_event_record(ctx, ts, pid, data),
+            fid::ION_HEAP_GROW => self.memory.ion_heap_change(ctx, ts, pid, true, data),
+            fid::ION_HEAP_SHRINK => self.memory.ion_heap_change(ctx, ts, pid, false, data),
+            fid::ION_STAT => self.memory.ion_stat(ctx, ts, pid, data),
+            fid::DMA_HEAP_STAT => self.memory.dma_heap_stat(ctx, ts, pid, data),
+            fid::DMA_FENCE_INIT => self.drm.fence_init(ctx, ts, data),
+            fid::DMA_FENCE_EMIT => self.drm.fence_emit(ctx, ts, data),
+            fid::DMA_FENCE_SIGNALED => self.drm.fence_signaled(ctx, ts, data),
+            fid::DMA_FENCE_WAIT_START => self.drm.fence_wait_start(ctx, ts, pid, data),
+            fid::DMA_FENCE_WAIT_END => self.drm.fence_wait_end(ctx, ts, pid),
+            fid::DRM_VBLANK_EVENT => self.drm.vblank(ctx, ts, false, data),
+            fid::DRM_VBLANK_EVENT_DELIVERED => self.drm.vblank(ctx, ts, true, data),
             _ => {}
         }
     }
@@ -168,5 +236,6 @@ impl FtraceParser {
     pub fn finish(&mut self, ctx: &mut Ctx) {
         self.sched.finish(ctx);
         self.atrace.finish(ctx);
+        self.memory.finish(ctx);
     }
 }

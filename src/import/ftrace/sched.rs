@@ -473,6 +473,15 @@ impl SchedParser {
         Self::push_counter(&mut ctx.store, ts, track, state as f64);
     }
 
+    /// Adreno's `kgsl_gpu_frequency` reports kHz / 1000 (gpu_freq = 1, gpu_id = 2); it
+    /// feeds the same "gpufreq" track, in kHz.
+    pub fn kgsl_gpu_frequency(&mut self, ctx: &mut Ctx, ts: i64, data: &[u8]) {
+        let f = decode::<3>(data);
+        let (freq, gpu) = (f[1].as_u32(), f[2].as_u32());
+        let track = crate::import::counter_tracks::gpu_frequency_track(ctx, gpu);
+        Self::push_counter(&mut ctx.store, ts, track, freq as f64 * 1000.0);
+    }
+
     pub fn finish(&mut self, _ctx: &mut Ctx) {}
 }
 
@@ -713,5 +722,24 @@ mod tests {
             (s.counters[1].track_id, s.counters[1].value),
             (1, 500_000.0)
         );
+    }
+
+    #[test]
+    fn kgsl_frequency_is_scaled_to_khz_on_the_gpufreq_track() {
+        let mut ctx = Ctx::new();
+        let mut p = SchedParser::default();
+        let mut generic = Vec::new();
+        int(&mut generic, 1, 0);
+        int(&mut generic, 2, 585_000);
+        p.gpu_frequency(&mut ctx, 1, &generic);
+        // kgsl_gpu_frequency {gpu_freq = 585000 / 1000, gpu_id = 0}
+        let mut kgsl = Vec::new();
+        int(&mut kgsl, 1, 585);
+        int(&mut kgsl, 2, 0);
+        p.kgsl_gpu_frequency(&mut ctx, 2, &kgsl);
+        let c = &ctx.store.counters;
+        assert_eq!((c[1].value, c[1].track_id), (585_000.0, c[0].track_id));
+        let t = &ctx.store.tracks[c[0].track_id as usize];
+        assert_eq!(ctx.store.opt_str(t.name), Some("gpufreq"));
     }
 }
