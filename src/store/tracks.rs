@@ -101,6 +101,17 @@ impl TrackTracker {
         id
     }
 
+    /// The slice track of a thread (trace_processor's `InternThreadTrack`): atrace, kernel
+    /// and binder slices of one thread share it, so they nest on one stack.
+    pub fn thread_track(&mut self, store: &mut Store, utid: super::Utid) -> TrackId {
+        let spec = TrackSpec::new(
+            "thread_execution",
+            EventType::Slice,
+            TrackScope::Thread(utid),
+        );
+        self.intern(store, spec)
+    }
+
     /// Creates a track that is never shared (e.g. one slot of a compressed set).
     pub fn create(store: &mut Store, spec: TrackSpec<'_>) -> TrackId {
         let kind = store.intern(spec.kind);

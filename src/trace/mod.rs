@@ -58,4 +58,13 @@ pub mod ftrace_ids {
     pub const G2D_TRACING_MARK_WRITE: u32 = 349;
     pub const MALI_TRACING_MARK_WRITE: u32 = 350;
     pub const SCHED_CPU_UTIL_CFS: u32 = 421;
+    // Binder driver events (import::ftrace::binder).
+    pub const BINDER_TRANSACTION: u32 = 50;
+    pub const BINDER_TRANSACTION_RECEIVED: u32 = 51;
+    pub const BINDER_LOCK: u32 = 53;
+    pub const BINDER_LOCKED: u32 = 54;
+    pub const BINDER_UNLOCK: u32 = 55;
+    pub const BINDER_TRANSACTION_ALLOC_BUF: u32 = 323;
+    pub const BINDER_COMMAND: u32 = 485;
+    pub const BINDER_RETURN: u32 = 486;
 }

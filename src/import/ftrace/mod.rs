@@ -2,6 +2,7 @@
 //! tracing started or before every CPU's buffer was valid, then one handler per event type.
 
 pub mod atrace;
+pub mod binder;
 pub mod sched;
 pub mod task_state;
 pub mod thread_state;
@@ -15,6 +16,7 @@ use crate::trace::wire::{Fields, Value};
 pub struct FtraceParser {
     pub sched: sched::SchedParser,
     pub atrace: atrace::AtraceParser,
+    pub binder: binder::BinderTracker,
     seen_first_event: bool,
     drop_before: i64,
     soft_drop_before: i64,
@@ -27,6 +29,7 @@ impl FtraceParser {
         FtraceParser {
             sched: sched::SchedParser::default(),
             atrace: atrace::AtraceParser::default(),
+            binder: binder::BinderTracker::default(),
             seen_first_event: false,
             drop_before: 0,
             soft_drop_before: 0,
@@ -130,6 +133,18 @@ impl FtraceParser {
             | fid::MALI_TRACING_MARK_WRITE => self.atrace.kernel_mark_write(ctx, ts, pid, id, data),
             fid::SYS_ENTER => self.atrace.sys_enter(ctx, ts, pid, data),
             fid::SYS_EXIT => self.atrace.sys_exit(ctx, ts, pid, data),
+            fid::BINDER_TRANSACTION => self.binder.transaction(ctx, ts, pid as u32, data),
+            fid::BINDER_TRANSACTION_RECEIVED => {
+                self.binder.transaction_received(ctx, ts, pid as u32, data)
+            }
+            fid::BINDER_TRANSACTION_ALLOC_BUF => {
+                self.binder.transaction_alloc_buf(ctx, pid as u32, data)
+            }
+            fid::BINDER_COMMAND => self.binder.command(ctx, pid as u32, data),
+            fid::BINDER_RETURN => self.binder.return_cmd(ctx, ts, pid as u32, data),
+            fid::BINDER_LOCK => self.binder.lock(ctx, ts, pid as u32),
+            fid::BINDER_LOCKED => self.binder.locked(ctx, ts, pid as u32),
+            fid::BINDER_UNLOCK => self.binder.unlock(ctx, ts, pid as u32),
             _ => {}
         }
     }
@@ -168,5 +183,6 @@ impl FtraceParser {
     pub fn finish(&mut self, ctx: &mut Ctx) {
         self.sched.finish(ctx);
         self.atrace.finish(ctx);
+        self.binder.finish(ctx);
     }
 }
