@@ -20,26 +20,39 @@ pub struct Module {
 }
 
 /// Every module frameprobe provides.
-pub const MODULES: &[Module] = &[Module {
-    provides: &[
-        "android.frames.timeline",
-        "android.frames.per_frame_metrics",
-    ],
-    tables: &[
-        "android_frame_stats",
-        "android_frames",
-        "android_frames_overrun",
-        "android_frames_ui_time",
-        "android_frames_layers",
-        "android_app_vsync_delay_per_frame",
-        "android_cpu_time_per_frame",
-        "android_frames_choreographer_do_frame",
-        "android_frames_draw_frame",
-        "thread_slice",
-    ],
-    requires: &[],
-    sql: include_str!("android_frames.sql"),
-}];
+pub const MODULES: &[Module] = &[
+    Module {
+        provides: &[
+            "android.frames.timeline",
+            "android.frames.per_frame_metrics",
+        ],
+        tables: &[
+            "android_frame_stats",
+            "android_frames",
+            "android_frames_overrun",
+            "android_frames_ui_time",
+            "android_frames_layers",
+            "android_app_vsync_delay_per_frame",
+            "android_cpu_time_per_frame",
+            "android_frames_choreographer_do_frame",
+            "android_frames_draw_frame",
+            "thread_slice",
+        ],
+        requires: &[],
+        sql: include_str!("android_frames.sql"),
+    },
+    Module {
+        provides: &["android.binder"],
+        tables: &[
+            "android_binder_txns",
+            "android_binder_metrics_by_process",
+            "android_sync_binder_thread_state_by_txn",
+            "android_sync_binder_blocked_functions_by_txn",
+        ],
+        requires: &[],
+        sql: include_str!("android_binder.sql"),
+    },
+];
 
 fn module_named(name: &str) -> Option<&'static Module> {
     MODULES.iter().find(|m| m.provides.contains(&name))
