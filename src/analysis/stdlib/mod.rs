@@ -147,6 +147,9 @@ pub fn strip_includes(conn: &Connection, sql: &str) -> Result<String> {
 }
 
 #[cfg(test)]
+mod android_binder_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -569,3 +569,347 @@ impl BinderTracker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Expected values follow trace_processor's documented binder rules (binder_tracker.cc
+    //! at v58.2): slice names, arg keys and value types, flows, and failure handling.
+    use super::*;
+    use crate::store::processes::ThreadNamePriority;
+    use crate::store::SliceRow;
+    use crate::trace::wire::{put_field, Value};
+
+    fn encode(fields: &[(u32, u64)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &(id, v) in fields {
+            put_field(&mut out, id, Value::Varint(v));
+        }
+        out
+    }
+
+    struct T {
+        ctx: Ctx,
+        b: BinderTracker,
+    }
+
+    impl T {
+        fn new() -> T {
+            T {
+                ctx: Ctx::new(),
+                b: BinderTracker::default(),
+            }
+        }
+        fn name_thread(&mut self, tid: i64, name: &str) {
+            let s = &mut self.ctx.store;
+            let utid = self.ctx.procs.get_or_create_thread(s, tid);
+            let name = Some(s.intern(name));
+            self.ctx
+                .procs
+                .update_thread_name(s, utid, name, ThreadNamePriority::Ftrace);
+        }
+        /// binder_transaction from `tid`: (debug_id, to_proc, to_thread, reply, code, flags).
+        fn send(&mut self, ts: i64, tid: u32, id: u64, to: (u64, u64), reply: bool, flags: u64) {
+            let data = encode(&[
+                (1, id),
+                (2, 7),
+                (3, to.0),
+                (4, to.1),
+                (5, reply as u64),
+                (6, 3),
+                (7, flags),
+            ]);
+            self.b.transaction(&mut self.ctx, ts, tid, &data);
+        }
+        fn recv(&mut self, ts: i64, tid: u32, id: u64) {
+            self.b
+                .transaction_received(&mut self.ctx, ts, tid, &encode(&[(1, id)]));
+        }
+        fn alloc(&mut self, tid: u32, data_size: u64, offsets_size: u64) {
+            let data = encode(&[(1, data_size), (3, offsets_size)]);
+            self.b.transaction_alloc_buf(&mut self.ctx, tid, &data);
+        }
+        fn cmd(&mut self, tid: u32, cmd: u32) {
+            self.b
+                .command(&mut self.ctx, tid, &encode(&[(1, cmd as u64)]));
+        }
+        fn ret(&mut self, ts: i64, tid: u32, cmd: u32) {
+            self.b
+                .return_cmd(&mut self.ctx, ts, tid, &encode(&[(1, cmd as u64)]));
+        }
+        fn finish(&mut self) {
+            self.b.finish(&mut self.ctx);
+        }
+        fn slices(&self) -> &[SliceRow] {
+            &self.ctx.store.slices
+        }
+        fn name(&self, i: usize) -> &str {
+            self.ctx.store.opt_str(self.slices()[i].name).unwrap()
+        }
+        fn tid_of(&self, i: usize) -> i64 {
+            let s = &self.ctx.store;
+            let TrackScope::Thread(utid) = s.tracks[s.slices[i].track_id as usize].scope else {
+                panic!("not a thread track");
+            };
+            s.threads[utid as usize].tid
+        }
+        fn arg(&self, i: usize, key: &str) -> Option<ArgValue> {
+            let s = &self.ctx.store;
+            s.args
+                .get_by_name(&s.strings, s.slices[i].arg_set_id, key)
+                .cloned()
+        }
+        fn str_arg(&self, i: usize, key: &str) -> Option<&str> {
+            match self.arg(i, key)? {
+                ArgValue::Str(id) => Some(self.ctx.store.str(id)),
+                other => panic!("{key} is not a string: {other:?}"),
+            }
+        }
+        fn arg_keys(&self, i: usize) -> Vec<&str> {
+            let s = &self.ctx.store;
+            match s.slices[i].arg_set_id {
+                Some(id) => s.args.set(id).iter().map(|a| s.str(a.key)).collect(),
+                None => Vec::new(),
+            }
+        }
+        fn flows(&self) -> Vec<(SliceId, SliceId)> {
+            let f = &self.ctx.store.flows;
+            f.iter().map(|f| (f.slice_out, f.slice_in)).collect()
+        }
+    }
+
+    use crate::store::TrackScope;
+
+    #[test]
+    fn flags_read_as_hex_then_their_meaning() {
+        assert_eq!(flags_text(0), "0x00 No Flags Set");
+        assert_eq!(
+            flags_text(0x11),
+            "0x11 this is a one-way call: async, no return; allow replies with file descriptors; "
+        );
+        assert_eq!(
+            flags_text(0x0c),
+            "0x0c contents are the components root object; contents are a 32-bit status code; "
+        );
+        // Unknown bits only show in the hex.
+        assert_eq!(flags_text(0x100), "0x100 ");
+    }
+
+    #[test]
+    fn synchronous_call_gives_a_transaction_and_a_reply_joined_by_a_flow() {
+        let mut t = T::new();
+        t.name_thread(21, "binder:20_1");
+        t.name_thread(10, "caller");
+        t.send(100, 10, 1, (20, 0), false, 0x10);
+        t.alloc(10, 64, 8);
+        t.recv(110, 21, 1);
+        t.send(150, 21, 2, (10, 10), true, 0);
+        t.recv(160, 10, 2);
+        t.finish();
+        let s = t.slices();
+        assert_eq!(s.len(), 2);
+        assert_eq!((t.name(0), t.tid_of(0)), ("binder transaction", 10));
+        assert_eq!((s[0].ts, s[0].dur, s[0].depth), (100, 60, 0));
+        assert_eq!((t.name(1), t.tid_of(1)), ("binder reply", 21));
+        assert_eq!((s[1].ts, s[1].dur, s[1].depth), (110, 40, 0));
+        let binder = t.ctx.store.strings.lookup("binder");
+        assert!(s.iter().all(|r| r.category == binder));
+        // Only the call makes a flow: the reply's reception ends the caller's slice.
+        assert_eq!(t.flows(), vec![(0, 1)]);
+
+        // The caller's slice: the call, its buffer, and who served it.
+        assert_eq!(
+            t.arg_keys(0),
+            [
+                "transaction id",
+                "destination node",
+                "destination process",
+                "reply transaction?",
+                "flags",
+                "code",
+                "calling tid",
+                "data size",
+                "offsets size",
+                "destination thread",
+                "destination name",
+            ]
+        );
+        assert_eq!(t.arg(0, "transaction id"), Some(ArgValue::Int(1)));
+        assert_eq!(t.arg(0, "destination node"), Some(ArgValue::Int(7)));
+        assert_eq!(t.arg(0, "destination process"), Some(ArgValue::Int(20)));
+        assert_eq!(t.arg(0, "reply transaction?"), Some(ArgValue::Bool(false)));
+        assert_eq!(
+            t.str_arg(0, "flags"),
+            Some("0x10 allow replies with file descriptors; ")
+        );
+        assert_eq!(t.str_arg(0, "code"), Some("0x03 Java Layer Dependent"));
+        assert_eq!(t.arg(0, "calling tid"), Some(ArgValue::UInt(10)));
+        assert_eq!(t.arg(0, "data size"), Some(ArgValue::UInt(64)));
+        assert_eq!(t.arg(0, "offsets size"), Some(ArgValue::UInt(8)));
+        assert_eq!(t.arg(0, "destination thread"), Some(ArgValue::UInt(21)));
+        assert_eq!(t.str_arg(0, "destination name"), Some("binder:20_1"));
+
+        // The reply's slice: whom it answered, then the reply transaction itself.
+        assert_eq!(t.arg(1, "destination thread"), Some(ArgValue::Int(10)));
+        assert_eq!(t.str_arg(1, "destination name"), Some("caller"));
+        assert_eq!(t.arg(1, "transaction id"), Some(ArgValue::Int(2)));
+        assert_eq!(t.arg(1, "reply transaction?"), Some(ArgValue::Bool(true)));
+        assert_eq!(t.str_arg(1, "flags"), Some("0x00 No Flags Set"));
+        assert_eq!(t.arg(1, "calling tid"), Some(ArgValue::UInt(21)));
+        assert_eq!(t.arg(1, "data size"), None);
+    }
+
+    #[test]
+    fn oneway_call_gives_two_instants_with_the_same_args() {
+        let mut t = T::new();
+        t.send(100, 10, 5, (20, 0), false, TF_ONE_WAY as u64);
+        t.recv(130, 21, 5);
+        t.finish();
+        let s = t.slices();
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            (t.name(0), s[0].ts, s[0].dur),
+            ("binder transaction async", 100, 0)
+        );
+        assert_eq!((t.name(1), s[1].ts, s[1].dur), ("binder async rcv", 130, 0));
+        assert_eq!((t.tid_of(0), t.tid_of(1)), (10, 21));
+        assert_eq!(s[0].arg_set_id, s[1].arg_set_id);
+        assert_eq!(
+            t.str_arg(1, "flags"),
+            Some("0x01 this is a one-way call: async, no return; ")
+        );
+        assert_eq!(t.arg(1, "calling tid"), Some(ArgValue::UInt(10)));
+        assert_eq!(t.arg(1, "destination thread"), None);
+        assert_eq!(t.flows(), vec![(0, 1)]);
+    }
+
+    #[test]
+    fn a_call_made_while_serving_nests_in_the_reply() {
+        let mut t = T::new();
+        t.send(100, 10, 1, (20, 0), false, 0);
+        t.recv(110, 21, 1);
+        t.send(120, 21, 2, (30, 0), false, 0);
+        t.recv(125, 31, 2);
+        t.send(130, 31, 3, (20, 21), true, 0);
+        t.recv(135, 21, 3);
+        t.send(150, 21, 4, (10, 10), true, 0);
+        t.recv(160, 10, 4);
+        t.finish();
+        let s = t.slices();
+        let rows: Vec<_> = (0..s.len())
+            .map(|i| (t.name(i), t.tid_of(i), s[i].ts, s[i].dur, s[i].depth))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("binder transaction", 10, 100, 60, 0),
+                ("binder reply", 21, 110, 40, 0),
+                ("binder transaction", 21, 120, 15, 1),
+                ("binder reply", 31, 125, 5, 0),
+            ]
+        );
+        assert_eq!(s[2].parent_id, Some(1));
+        assert_eq!(t.flows(), vec![(0, 1), (2, 3)]);
+    }
+
+    #[test]
+    fn unknown_transactions_are_ignored_and_unanswered_calls_stay_open() {
+        let mut t = T::new();
+        // Received, but sent before the trace began.
+        t.recv(90, 21, 77);
+        t.send(100, 10, 1, (20, 0), false, 0);
+        t.finish();
+        let s = t.slices();
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].dur, -1);
+        // Args of a slice still open at the end are written too.
+        assert_eq!(t.arg(0, "transaction id"), Some(ArgValue::Int(1)));
+        assert!(t.flows().is_empty());
+    }
+
+    #[test]
+    fn a_failed_call_is_closed_by_the_drivers_dead_reply() {
+        let mut t = T::new();
+        t.cmd(10, BC_TRANSACTION);
+        t.send(100, 10, 1, (20, 0), false, 0);
+        t.ret(101, 10, BR_TRANSACTION_COMPLETE);
+        t.ret(130, 10, BR_DEAD_REPLY);
+        assert_eq!(t.slices()[0].dur, 30);
+        assert!(t.b.frames.is_empty());
+    }
+
+    #[test]
+    fn without_commands_a_dead_reply_closes_nothing() {
+        let mut t = T::new();
+        t.send(100, 10, 1, (20, 0), false, 0);
+        t.ret(130, 10, BR_DEAD_REPLY);
+        assert_eq!(t.slices()[0].dur, -1);
+    }
+
+    #[test]
+    fn command_tracking_keeps_the_stacks_balanced_through_a_whole_call() {
+        let mut t = T::new();
+        t.cmd(10, BC_TRANSACTION);
+        t.send(100, 10, 1, (20, 0), false, 0);
+        t.recv(110, 21, 1);
+        t.ret(111, 21, BR_TRANSACTION);
+        t.ret(112, 10, BR_TRANSACTION_COMPLETE);
+        t.cmd(21, BC_REPLY);
+        t.send(150, 21, 2, (10, 10), true, 0);
+        t.ret(151, 21, BR_TRANSACTION_COMPLETE);
+        t.recv(160, 10, 2);
+        t.ret(161, 10, BR_REPLY);
+        assert!(t.b.frames.is_empty());
+        // A dead reply now finds no call in flight: nothing more is closed.
+        t.ret(170, 10, BR_DEAD_REPLY);
+        let s = t.slices();
+        assert_eq!((s[0].dur, s[1].dur), (60, 40));
+    }
+
+    #[test]
+    fn a_oneway_call_failing_closes_nothing() {
+        let mut t = T::new();
+        t.cmd(10, BC_TRANSACTION);
+        t.send(100, 10, 1, (20, 0), false, TF_ONE_WAY as u64);
+        t.ret(105, 10, BR_FAILED_REPLY);
+        assert_eq!(t.slices().len(), 1);
+        assert!(t.b.frames.is_empty());
+    }
+
+    #[test]
+    fn binder_lock_waits_then_holds() {
+        let mut t = T::new();
+        t.b.locked(&mut t.ctx, 5, 10); // no wait seen: ignored
+        t.b.unlock(&mut t.ctx, 6, 10); // nothing held: ignored
+        t.b.lock(&mut t.ctx, 10, 10);
+        t.b.locked(&mut t.ctx, 15, 10);
+        t.b.unlock(&mut t.ctx, 30, 10);
+        let s = t.slices();
+        let rows: Vec<_> = (0..s.len())
+            .map(|i| (t.name(i), s[i].ts, s[i].dur, s[i].depth))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("binder lock waiting", 10, 5, 0),
+                ("binder lock held", 15, 15, 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn binder_slices_share_the_threads_atrace_stack() {
+        let mut t = T::new();
+        let utid = t.ctx.procs.get_or_create_thread(&mut t.ctx.store, 10);
+        let track = t.ctx.tracks.thread_track(&mut t.ctx.store, utid);
+        let name = Some(t.ctx.store.intern("atrace outer"));
+        t.ctx
+            .slices
+            .begin(&mut t.ctx.store, 50, track, None, name, None);
+        t.send(100, 10, 1, (20, 0), false, 0);
+        let s = t.slices();
+        assert_eq!(
+            (s[1].track_id, s[1].depth, s[1].parent_id),
+            (track, 1, Some(0))
+        );
+    }
+}
