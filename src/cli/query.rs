@@ -71,7 +71,7 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
         (Some(_), Some(_)) => bail!("give the SQL either as an argument or with --file, not both"),
     };
     // thread_state is big and slow to build; only a query that names it gets it.
-    let wants_thread_state = sql.to_ascii_lowercase().contains("thread_state");
+    let wants_thread_state = crate::analysis::stdlib::reads_thread_state(&sql);
     let load_opts = LoadOptions {
         thread_state: wants_thread_state,
         ..LoadOptions::all()

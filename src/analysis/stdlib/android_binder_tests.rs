@@ -175,3 +175,16 @@ fn binder_metrics_count_binder_slices_per_process() {
         ]
     );
 }
+
+#[test]
+fn binder_blocked_functions_need_the_thread_state_table() {
+    assert!(super::reads_thread_state(
+        "select * from ANDROID_SYNC_BINDER_BLOCKED_FUNCTIONS_BY_TXN"
+    ));
+    assert!(super::reads_thread_state(
+        "select * from android_sync_binder_thread_state_by_txn"
+    ));
+    assert!(!super::reads_thread_state(
+        "select * from android_binder_txns"
+    ));
+}

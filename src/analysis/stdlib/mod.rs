@@ -54,6 +54,16 @@ pub const MODULES: &[Module] = &[
     },
 ];
 
+/// Module tables that read `thread_state` without naming it: a query naming one needs
+/// the table built (see [`reads_thread_state`]).
+const THREAD_STATE_READERS: &[&str] = &["android_sync_binder_blocked_functions_by_txn"];
+
+/// Whether `sql` reads `thread_state`, directly or through a module table.
+pub fn reads_thread_state(sql: &str) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    lower.contains("thread_state") || THREAD_STATE_READERS.iter().any(|t| lower.contains(t))
+}
+
 fn module_named(name: &str) -> Option<&'static Module> {
     MODULES.iter().find(|m| m.provides.contains(&name))
 }
