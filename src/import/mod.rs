@@ -37,7 +37,8 @@ pub struct LoadOptions {
     pub sched: bool,
     /// Process lifecycle ftrace events (task_newtask, task_rename, sched_process_free, ...).
     pub process_events: bool,
-    /// atrace (`print` and vendor tracing_mark_write) slices, instants and counters.
+    /// atrace (`print` and vendor tracing_mark_write) slices, instants and counters, and
+    /// the binder transaction slices that nest with them.
     pub atrace: bool,
     /// Kernel counters: cpu_frequency, cpu_frequency_limits, sched_cpu_util_cfs, clocks,
     /// devfreq, memory (rss_stat, oom_score_adj, ion, mm_event), ...
@@ -109,6 +110,17 @@ impl LoadOptions {
                 fid::ZERO,
                 fid::SYS_ENTER,
                 fid::SYS_EXIT,
+            ]);
+            // Binder slices share the thread slice stacks: atrace depths need them.
+            ftrace.extend([
+                fid::BINDER_TRANSACTION,
+                fid::BINDER_TRANSACTION_RECEIVED,
+                fid::BINDER_TRANSACTION_ALLOC_BUF,
+                fid::BINDER_COMMAND,
+                fid::BINDER_RETURN,
+                fid::BINDER_LOCK,
+                fid::BINDER_LOCKED,
+                fid::BINDER_UNLOCK,
             ]);
             packets.push(f::INITIAL_DISPLAY_STATE);
         }

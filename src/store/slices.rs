@@ -195,9 +195,31 @@ impl SliceTracker {
         if !self.maybe_close_stack(store, track, ts, PENDING_DUR) {
             return None;
         }
+        let idx = self.matching_open_index(store, track, category, name)?;
         let st = self.stacks.get_mut(&track)?;
         let stack = &mut st.ids;
-        let idx = stack.iter().rposition(|&sid| {
+        let sid = stack[idx];
+        let r = &mut store.slices[sid as usize];
+        r.dur = ts - r.ts;
+        if idx == stack.len() - 1 {
+            stack.pop();
+        } else {
+            // Stays on the stack with its duration, until an event after its end pops it.
+            st.complete += 1;
+        }
+        Some(sid)
+    }
+
+    /// Stack position of the innermost open slice of `track` matching `category`/`name`
+    /// (None matches anything; a slice without a name matches any name).
+    fn matching_open_index(
+        &self,
+        store: &Store,
+        track: TrackId,
+        category: Option<StrId>,
+        name: Option<StrId>,
+    ) -> Option<usize> {
+        self.stacks.get(&track)?.ids.iter().rposition(|&sid| {
             let r = &store.slices[sid as usize];
             if r.dur != PENDING_DUR {
                 return false;
@@ -211,17 +233,20 @@ impl SliceTracker {
                 }
             }
             true
-        })?;
-        let sid = stack[idx];
-        let r = &mut store.slices[sid as usize];
-        r.dur = ts - r.ts;
-        if idx == stack.len() - 1 {
-            stack.pop();
-        } else {
-            // Stays on the stack with its duration, until an event after its end pops it.
-            st.complete += 1;
-        }
-        Some(sid)
+        })
+    }
+
+    /// The innermost open slice of `track` matching `category`/`name`, as trace_processor's
+    /// AddArgs finds it (no stack maintenance, unlike [`end`](Self::end)).
+    pub fn find_open(
+        &self,
+        store: &Store,
+        track: TrackId,
+        category: Option<StrId>,
+        name: Option<StrId>,
+    ) -> Option<SliceId> {
+        let idx = self.matching_open_index(store, track, category, name)?;
+        Some(self.stacks[&track].ids[idx])
     }
 
     /// Merges extra args into an existing slice's set.

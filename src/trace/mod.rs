@@ -105,4 +105,13 @@ pub mod ftrace_ids {
     pub const DMABUF_RSS_STAT: u32 = 579;
     pub const MM_VMSCAN_MEMCG_RECLAIM_BEGIN: u32 = 607;
     pub const MM_VMSCAN_MEMCG_RECLAIM_END: u32 = 608;
+    // Binder driver events (import::ftrace::binder).
+    pub const BINDER_TRANSACTION: u32 = 50;
+    pub const BINDER_TRANSACTION_RECEIVED: u32 = 51;
+    pub const BINDER_LOCK: u32 = 53;
+    pub const BINDER_LOCKED: u32 = 54;
+    pub const BINDER_UNLOCK: u32 = 55;
+    pub const BINDER_TRANSACTION_ALLOC_BUF: u32 = 323;
+    pub const BINDER_COMMAND: u32 = 485;
+    pub const BINDER_RETURN: u32 = 486;
 }

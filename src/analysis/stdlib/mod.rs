@@ -70,6 +70,18 @@ pub const MODULES: &[Module] = &[
         reads_thread_state: false,
         sql: include_str!("slices_with_context.sql"),
     },
+    Module {
+        provides: &["android.binder"],
+        tables: &[
+            "android_binder_txns",
+            "android_binder_metrics_by_process",
+            "android_sync_binder_thread_state_by_txn",
+            "android_sync_binder_blocked_functions_by_txn",
+        ],
+        requires: &[],
+        reads_thread_state: true,
+        sql: include_str!("android_binder.sql"),
+    },
 ];
 
 fn module_named(name: &str) -> Option<&'static Module> {
@@ -187,6 +199,8 @@ pub fn strip_includes(conn: &Connection, sql: &str) -> Result<String> {
     Ok(out)
 }
 
+#[cfg(test)]
+mod android_binder_tests;
 #[cfg(test)]
 mod module_tests;
 

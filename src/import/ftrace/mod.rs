@@ -2,6 +2,7 @@
 //! tracing started or before every CPU's buffer was valid, then one handler per event type.
 
 pub mod atrace;
+pub mod binder;
 pub mod clock_events;
 pub mod drm;
 pub mod irq;
@@ -25,6 +26,7 @@ pub struct FtraceParser {
     pub memory: memory::MemoryEvents,
     pub drm: drm::DrmEvents,
     pub irq: irq::IrqEvents,
+    pub binder: binder::BinderTracker,
     seen_first_event: bool,
     drop_before: i64,
     soft_drop_before: i64,
@@ -42,6 +44,7 @@ impl FtraceParser {
             memory: Default::default(),
             drm: Default::default(),
             irq: Default::default(),
+            binder: binder::BinderTracker::default(),
             seen_first_event: false,
             drop_before: 0,
             soft_drop_before: 0,
@@ -149,6 +152,18 @@ impl FtraceParser {
             fid::ZERO => self.atrace.zero(ctx, ts, pid, data),
             fid::SYS_ENTER => self.atrace.sys_enter(ctx, ts, pid, data),
             fid::SYS_EXIT => self.atrace.sys_exit(ctx, ts, pid, data),
+            fid::BINDER_TRANSACTION => self.binder.transaction(ctx, ts, pid as u32, data),
+            fid::BINDER_TRANSACTION_RECEIVED => {
+                self.binder.transaction_received(ctx, ts, pid as u32, data)
+            }
+            fid::BINDER_TRANSACTION_ALLOC_BUF => {
+                self.binder.transaction_alloc_buf(ctx, pid as u32, data)
+            }
+            fid::BINDER_COMMAND => self.binder.command(ctx, pid as u32, data),
+            fid::BINDER_RETURN => self.binder.return_cmd(ctx, ts, pid as u32, data),
+            fid::BINDER_LOCK => self.binder.lock(ctx, ts, pid as u32),
+            fid::BINDER_LOCKED => self.binder.locked(ctx, ts, pid as u32),
+            fid::BINDER_UNLOCK => self.binder.unlock(ctx, ts, pid as u32),
             _ => self.kernel_event(ctx, ts, cpu, pid, id, data),
         }
     }
@@ -237,5 +252,6 @@ impl FtraceParser {
         self.sched.finish(ctx);
         self.atrace.finish(ctx);
         self.memory.finish(ctx);
+        self.binder.finish(ctx);
     }
 }

@@ -95,7 +95,7 @@ pub struct SchedParser {
 
 /// Reads the fields of a small ftrace event into slots by field number; absent fields read
 /// as zero / empty, as protozero's decoder gives them. Stops quietly at damage.
-fn decode<const N: usize>(data: &[u8]) -> [Value<'_>; N] {
+pub(super) fn decode<const N: usize>(data: &[u8]) -> [Value<'_>; N] {
     let mut out = [Value::Varint(0); N];
     for (id, v) in Fields::new(data).map_while(Result::ok) {
         if let Some(slot) = out.get_mut(id as usize) {
