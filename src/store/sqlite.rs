@@ -250,7 +250,7 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                 },
             )?;
             let mut st = conn.prepare(
-                "INSERT INTO __intrinsic_thread_state(id,ts,dur,utid,state,waker_utid,waker_id,irq_context,ucpu) VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO __intrinsic_thread_state(id,ts,dur,utid,state,io_wait,blocked_function,waker_utid,waker_id,irq_context,ucpu) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             )?;
             let thread_states = if opts.thread_state {
                 &s.thread_states[..]
@@ -264,6 +264,8 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                     r.dur,
                     r.utid,
                     opt_str(s, r.state()),
+                    r.io_wait(),
+                    opt_str(s, r.blocked_function()),
                     r.waker_utid(),
                     r.waker_id(),
                     r.irq_context(),

@@ -42,6 +42,7 @@ pub mod ftrace_ids {
     pub const CPU_FREQUENCY_LIMITS: u32 = 12;
     pub const CPU_IDLE: u32 = 13;
     pub const SCHED_WAKEUP: u32 = 17;
+    pub const SCHED_BLOCKED_REASON: u32 = 18;
     pub const SCHED_WAKING: u32 = 20;
     pub const LOWMEMORY_KILL: u32 = 35;
     pub const TRACING_MARK_WRITE: u32 = 80;
@@ -58,4 +59,9 @@ pub mod ftrace_ids {
     pub const G2D_TRACING_MARK_WRITE: u32 = 349;
     pub const MALI_TRACING_MARK_WRITE: u32 = 350;
     pub const SCHED_CPU_UTIL_CFS: u32 = 421;
+
+    /// Not a kernel event: the tokenizer appends this field (in protobuf's reserved range
+    /// 19000-19999, so no FtraceEvent field can clash) to a sched_blocked_reason event whose
+    /// caller iid names an interned kernel symbol; its value is the symbol's interned StrId.
+    pub const RESOLVED_CALLER: u32 = 19_000;
 }

@@ -1,7 +1,8 @@
 //! The `thread_state` table (trace_processor's thread state tracker): per thread, a run of
 //! states "Running" (on a CPU), "R" (runnable, after a wakeup or preemption) and the blocked
 //! states of sched_switch's end_state ("S", "D", ...). Each state is open (dur -1) until the
-//! thread's next transition.
+//! thread's next transition. sched_blocked_reason, which the kernel emits while waking a
+//! task that slept uninterruptibly, annotates the thread's latest blocked state afterwards.
 
 use crate::store::strings::StrId;
 use crate::store::{Store, ThreadStateRow, Utid};
@@ -9,12 +10,24 @@ use crate::store::{Store, ThreadStateRow, Utid};
 /// TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ in an event's common_flags.
 const IRQ_FLAGS: u32 = 0x08 | 0x10;
 
+const NO_ROW: u32 = u32::MAX;
+
+/// A thread's latest row, and its latest blocked row while it has not run since.
+#[derive(Clone, Copy)]
+struct Latest {
+    row: u32,
+    blocked: u32,
+}
+
+const NO_LATEST: Latest = Latest {
+    row: NO_ROW,
+    blocked: NO_ROW,
+};
+
 pub struct ThreadStateTracker {
     running: StrId,
     runnable: StrId,
-    /// Each thread's latest row. (trace_processor also tracks the latest blocked row, for
-    /// sched_blocked_reason, which frameprobe does not import.)
-    last_row: Vec<Option<u32>>,
+    latest: Vec<Latest>,
 }
 
 impl ThreadStateTracker {
@@ -22,16 +35,22 @@ impl ThreadStateTracker {
         ThreadStateTracker {
             running: store.intern("Running"),
             runnable: store.intern("R"),
-            last_row: Vec::new(),
+            latest: Vec::new(),
         }
     }
 
-    fn last(&self, utid: Utid) -> Option<u32> {
-        self.last_row.get(utid as usize).copied().flatten()
+    fn latest(&self, utid: Utid) -> Latest {
+        self.latest.get(utid as usize).copied().unwrap_or(NO_LATEST)
     }
 
-    fn is_blocked(&self, state: StrId) -> bool {
-        state != self.running && state != self.runnable
+    fn last(&self, utid: Utid) -> Option<u32> {
+        let row = self.latest(utid).row;
+        (row != NO_ROW).then_some(row)
+    }
+
+    /// Everything but Running and R is blocked, including a NULL (undecodable) state.
+    fn is_blocked(&self, state: Option<StrId>) -> bool {
+        state != Some(self.running) && state != Some(self.runnable)
     }
 
     /// Ends the thread's open state at `ts`, unless data was lost (the duration is then
@@ -76,10 +95,18 @@ impl ThreadStateTracker {
             common_flags.map(|f| f & IRQ_FLAGS != 0),
         ));
         let i = utid as usize;
-        if i >= self.last_row.len() {
-            self.last_row.resize(i + 1, None);
+        if i >= self.latest.len() {
+            self.latest.resize(i + 1, NO_LATEST);
         }
-        self.last_row[i] = Some(row);
+        let latest = &mut self.latest[i];
+        latest.row = row;
+        // Running forgets the blocked row (a late blocked reason no longer applies); a
+        // runnable state keeps it (the blocked reason arrives after the waking).
+        if state == Some(self.running) {
+            latest.blocked = NO_ROW;
+        } else if state != Some(self.runnable) {
+            latest.blocked = row;
+        }
     }
 
     /// sched_switch: `prev` leaves the CPU in `prev_state`, `next` starts running on it.
@@ -118,12 +145,30 @@ impl ThreadStateTracker {
             self.open(store, ts, utid, runnable, None, Some(waker), common_flags);
             return;
         };
-        let state = store.thread_states[last as usize].state();
-        if !state.is_none_or(|s| self.is_blocked(s)) {
+        if !self.is_blocked(store.thread_states[last as usize].state()) {
             return;
         }
         self.close(store, ts, utid, false);
         self.open(store, ts, utid, runnable, None, Some(waker), common_flags);
+    }
+
+    /// sched_blocked_reason: sets `io_wait` and `blocked_function` (when the caller's
+    /// symbol is known) on the thread's latest blocked state, if it has not run since.
+    pub fn blocked_reason(
+        &mut self,
+        store: &mut Store,
+        utid: Utid,
+        io_wait: bool,
+        blocked_function: Option<StrId>,
+    ) {
+        let blocked = self.latest(utid).blocked;
+        let Some(row) = store.thread_states.get_mut(blocked as usize) else {
+            return;
+        };
+        row.set_io_wait(io_wait);
+        if let Some(f) = blocked_function {
+            row.set_blocked_function(f);
+        }
     }
 
     /// task_newtask: the new task is runnable, woken by its creator in process context.
