@@ -70,8 +70,11 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
         }
         (Some(_), Some(_)) => bail!("give the SQL either as an argument or with --file, not both"),
     };
-    // thread_state is big and slow to build; only a query that names it gets it.
-    let wants_thread_state = sql.to_ascii_lowercase().contains("thread_state");
+    // thread_state is big and slow to build; only a query that names it (or the spurious
+    // wakeups its tracker finds) gets it.
+    let lower = sql.to_ascii_lowercase();
+    let wants_thread_state =
+        lower.contains("thread_state") || lower.contains("spurious_sched_wakeup");
     let load_opts = LoadOptions {
         thread_state: wants_thread_state,
         ..LoadOptions::all()

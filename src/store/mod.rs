@@ -179,6 +179,18 @@ impl ThreadStateRow {
     }
 }
 
+/// A sched_waking of a thread that was already running or runnable, which changes no
+/// state (trace_processor's `spurious_sched_wakeup`).
+#[derive(Debug, Clone)]
+pub struct SpuriousWakeupRow {
+    pub ts: i64,
+    /// The woken thread's current `thread_state` row.
+    pub thread_state_id: u32,
+    pub irq_context: Option<bool>,
+    pub utid: Utid,
+    pub waker_utid: Utid,
+}
+
 #[derive(Debug, Clone)]
 pub struct FlowRow {
     pub slice_out: SliceId,
@@ -264,6 +276,7 @@ pub struct Store {
     pub counters: Vec<CounterRow>,
     pub sched: Vec<SchedRow>,
     pub thread_states: Vec<ThreadStateRow>,
+    pub spurious_wakeups: Vec<SpuriousWakeupRow>,
     pub flows: Vec<FlowRow>,
     pub frame_timeline: Vec<FrameTimelineRow>,
     pub frame_slices: Vec<FrameSliceRow>,
