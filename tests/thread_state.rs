@@ -193,8 +193,9 @@ const QUERY: &str = "select state, io_wait, count(*) as n, sum(dur) as total_dur
      count(distinct utid) as threads from thread_state group by state, io_wait \
      order by state, io_wait";
 
-/// Traces whose thread_state matches trace_processor exactly (the api24 cold/sameproc
-/// traces also need per-bundle ftrace clock snapshots, see docs/fidelity.md).
+/// Traces whose thread_state matches trace_processor exactly. The api24 cold/sameproc
+/// traces also need their ftrace bundles' own clock pairs (FtraceEventBundle ftrace_clock /
+/// ftrace_timestamp / boot_timestamp) to put cross-CPU events in trace_processor's order.
 #[test]
 fn real_traces_match_trace_processor_thread_states() {
     let Some(traces) = common::shared("traces", "real_traces_match_trace_processor_thread_states")

@@ -226,6 +226,12 @@ mod tests {
     }
 
     #[test]
+    fn rows_stay_packed() {
+        // Two rows per context switch: io_wait and blocked_function fit in the padding.
+        assert_eq!(std::mem::size_of::<ThreadStateRow>(), 40);
+    }
+
+    #[test]
     fn idle_thread_has_no_states() {
         let mut s = Store::default();
         let mut t = ThreadStateTracker::new(&mut s);
