@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::frames::Frame;
 use super::index::{Index, Span};
 use super::jank;
-use super::thread_state::{SchedIndex, StateSplit};
+use super::thread_state::{StateSplit, ThreadStateIndex};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -157,14 +157,19 @@ fn hot_spot(idx: &Index<'_>, parent: Span, thread: &'static str) -> Option<HotSp
     })
 }
 
-pub fn blame(idx: &Index<'_>, sched: &SchedIndex<'_>, frame: &Frame, budget_ns: i64) -> Blame {
+pub fn blame(
+    idx: &Index<'_>,
+    thread_states: &ThreadStateIndex<'_>,
+    frame: &Frame,
+    budget_ns: i64,
+) -> Blame {
     let (side, reasons) = side_of(frame, budget_ns);
     let ui = frame.ui.filter(|u| u.complete());
     let rt = frame.rt.filter(|r| r.complete());
     let main = idx.threads.get(&frame.upid).and_then(|t| t.main);
     let states = ui
         .zip(main)
-        .and_then(|(u, utid)| sched.split(utid, u.ts, u.end()));
+        .and_then(|(u, utid)| thread_states.split(utid, u.ts, u.end()));
     let ui_thread = ui.map(|u| Measure {
         ms: ms(u.dur),
         source: format!("doFrame slice {} on the UI thread", u.id),

@@ -26,7 +26,7 @@ use blame::ms;
 use frames::Frame;
 use index::Index;
 use report_model::*;
-use thread_state::SchedIndex;
+use thread_state::ThreadStateIndex;
 
 /// What to analyze and how much detail to return.
 #[derive(Debug, Clone, Default)]
@@ -109,7 +109,7 @@ fn budget(frames: &[Frame]) -> (i64, &'static str) {
 
 fn frame_report(
     idx: &Index<'_>,
-    sched: &SchedIndex<'_>,
+    states: &ThreadStateIndex<'_>,
     f: &Frame,
     budget_ns: i64,
     with_blame: bool,
@@ -140,7 +140,7 @@ fn frame_report(
         do_frame_slice_id: f.ui.map(|u| u.id),
         draw_frame_slice_id: f.rt.map(|r| r.id),
         buffer: f.buffer.clone(),
-        blame: (with_blame && janky).then(|| blame::blame(idx, sched, f, budget_ns)),
+        blame: (with_blame && janky).then(|| blame::blame(idx, states, f, budget_ns)),
         hwui,
     }
 }
@@ -179,7 +179,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             ui_threads.insert(m);
         }
     }
-    let sched = SchedIndex::new(store, &ui_threads);
+    let states = ThreadStateIndex::new(store, &ui_threads);
     let mb_inputs = macrobenchmark::inputs_by_process(store);
     let stats = perfetto_stats::by_process(store).unwrap_or_else(|e| {
         warnings.push(format!(
@@ -233,7 +233,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             .map(|&(i, f)| {
                 frame_report(
                     &idx,
-                    &sched,
+                    &states,
                     f,
                     budget_ns,
                     true,
@@ -248,7 +248,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 .map(|(i, f)| {
                     frame_report(
                         &idx,
-                        &sched,
+                        &states,
                         f,
                         budget_ns,
                         false,

@@ -1,8 +1,7 @@
-//! Where a thread's time went during an interval, from the scheduler: Running (a sched
-//! slice of the thread), and between its slices the state it left the CPU in (the previous
-//! slice's end_state): R = Runnable, S = Sleeping, D = Uninterruptible. Without sched_waking
-//! the wait after S counts as Sleeping up to the next run (the Runnable tail after a wakeup
-//! is not separated).
+//! Where a thread's time went during an interval, from the `thread_state` rows (as
+//! trace_processor derives them): Running; Runnable ("R", "R+": preempted, or woken and
+//! waiting for a CPU); Sleeping ("S"); Uninterruptible ("D", "DK"). Everything else (other
+//! kernel states, a NULL state, time the trace does not cover) is Unknown.
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,83 +18,83 @@ pub struct StateSplit {
     pub unknown_ns: i64,
 }
 
-pub struct SchedIndex<'a> {
-    store: &'a Store,
-    by_utid: HashMap<Utid, Vec<u32>>,
-}
-
 #[derive(Clone, Copy)]
-enum Waiting {
+enum Kind {
+    Running,
     Runnable,
     Sleeping,
     Uninterruptible,
     Unknown,
 }
 
-impl<'a> SchedIndex<'a> {
-    /// Indexes the sched slices of the given threads only.
+fn kind(state: Option<&str>) -> Kind {
+    match state {
+        Some("Running") => Kind::Running,
+        Some(s) if s.starts_with('R') => Kind::Runnable,
+        Some(s) if s.starts_with('S') => Kind::Sleeping,
+        Some(s) if s.starts_with('D') => Kind::Uninterruptible,
+        _ => Kind::Unknown,
+    }
+}
+
+impl StateSplit {
+    fn add(&mut self, k: Kind, ns: i64) {
+        match k {
+            Kind::Running => self.running_ns += ns,
+            Kind::Runnable => self.runnable_ns += ns,
+            Kind::Sleeping => self.sleeping_ns += ns,
+            Kind::Uninterruptible => self.uninterruptible_ns += ns,
+            Kind::Unknown => self.unknown_ns += ns,
+        }
+    }
+}
+
+pub struct ThreadStateIndex<'a> {
+    store: &'a Store,
+    /// Each thread's rows, in timestamp order (the tracker appends them in event order).
+    by_utid: HashMap<Utid, Vec<u32>>,
+}
+
+impl<'a> ThreadStateIndex<'a> {
+    /// Indexes the states of the given threads only.
     pub fn new(store: &'a Store, utids: &HashSet<Utid>) -> Self {
         let mut by_utid: HashMap<Utid, Vec<u32>> = HashMap::new();
-        for (i, r) in store.sched.iter().enumerate() {
+        for (i, r) in store.thread_states.iter().enumerate() {
             if utids.contains(&r.utid) {
                 by_utid.entry(r.utid).or_default().push(i as u32);
             }
         }
-        for v in by_utid.values_mut() {
-            v.sort_by_key(|&i| store.sched[i as usize].ts);
-        }
-        SchedIndex { store, by_utid }
+        ThreadStateIndex { store, by_utid }
     }
 
-    fn waiting_after(&self, row: u32) -> Waiting {
-        match self.store.opt_str(self.store.sched[row as usize].end_state) {
-            Some(s) if s.starts_with('R') => Waiting::Runnable,
-            Some(s) if s.starts_with('S') => Waiting::Sleeping,
-            Some(s) if s.starts_with('D') => Waiting::Uninterruptible,
-            _ => Waiting::Unknown,
-        }
-    }
-
-    /// The split of [start, end) for `utid`; None when the trace has no sched data for it.
+    /// The split of [start, end) for `utid`; None when the trace has no states for it.
     pub fn split(&self, utid: Utid, start: i64, end: i64) -> Option<StateSplit> {
         let rows = self.by_utid.get(&utid)?;
+        let s = &self.store.thread_states;
         let mut out = StateSplit::default();
-        let add = |w: Waiting, a: i64, b: i64, out: &mut StateSplit| {
-            let d = b.min(end) - a.max(start);
-            if d <= 0 {
-                return;
-            }
-            match w {
-                Waiting::Runnable => out.runnable_ns += d,
-                Waiting::Sleeping => out.sleeping_ns += d,
-                Waiting::Uninterruptible => out.uninterruptible_ns += d,
-                Waiting::Unknown => out.unknown_ns += d,
-            }
-        };
-        // First slice that ends after `start`.
-        let s = &self.store.sched;
-        let first = rows.partition_point(|&i| {
-            let r = &s[i as usize];
-            r.dur >= 0 && r.ts + r.dur <= start
-        });
-        let mut cursor = start;
-        let mut waiting = if first > 0 {
-            self.waiting_after(rows[first - 1])
-        } else {
-            Waiting::Unknown
-        };
-        for &i in &rows[first..] {
+        // The row in effect at `start`: the last one that began at or before it.
+        let first = rows
+            .partition_point(|&i| s[i as usize].ts <= start)
+            .saturating_sub(1);
+        let mut covered = 0;
+        for (k, &i) in rows.iter().enumerate().skip(first) {
             let r = &s[i as usize];
             if r.ts >= end {
                 break;
             }
-            add(waiting, cursor, r.ts, &mut out);
-            let run_end = if r.dur < 0 { end } else { r.ts + r.dur };
-            out.running_ns += run_end.min(end) - r.ts.max(start);
-            cursor = run_end;
-            waiting = self.waiting_after(i);
+            // An unfinished state (trace end, or lost events) lasts until the next one.
+            let row_end = if r.dur >= 0 {
+                r.ts + r.dur
+            } else {
+                rows.get(k + 1).map_or(end, |&n| s[n as usize].ts)
+            };
+            let d = row_end.min(end) - r.ts.max(start);
+            if d > 0 {
+                out.add(kind(self.store.opt_str(r.state())), d);
+                covered += d;
+            }
         }
-        add(waiting, cursor, end, &mut out);
+        out.unknown_ns += (end - start - covered).max(0);
         Some(out)
     }
 }
@@ -103,53 +102,70 @@ impl<'a> SchedIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SchedRow;
+    use crate::store::ThreadStateRow;
 
     fn store_with(rows: &[(i64, i64, &str)]) -> Store {
         let mut s = Store::default();
         for &(ts, dur, st) in rows {
-            let end_state = (!st.is_empty()).then(|| s.intern(st));
-            s.sched.push(SchedRow {
-                ts,
-                dur,
-                cpu: 0,
-                utid: 7,
-                end_state,
-                priority: 120,
-            });
+            let state = (!st.is_empty()).then(|| s.intern(st));
+            let mut r = ThreadStateRow::new(ts, 7, state, None, None, None);
+            r.dur = dur;
+            s.thread_states.push(r);
         }
         s
     }
 
     #[test]
     fn running_runnable_sleeping_and_blocked() {
-        // run 0-10 (preempted: R), run 15-20 (blocks: D), run 30-40 (sleeps: S), run 60-.
-        let s = store_with(&[(0, 10, "R"), (15, 5, "D"), (30, 10, "S"), (60, -1, "")]);
-        let idx = SchedIndex::new(&s, &HashSet::from([7]));
+        // run 0-10, preempted (R+) 10-15, run 15-20, D 20-30, run 30-40, S 40-52,
+        // woken (R) 52-60, run 60- (unfinished).
+        let s = store_with(&[
+            (0, 10, "Running"),
+            (10, 5, "R+"),
+            (15, 5, "Running"),
+            (20, 10, "D"),
+            (30, 10, "Running"),
+            (40, 12, "S"),
+            (52, 8, "R"),
+            (60, -1, "Running"),
+        ]);
+        let idx = ThreadStateIndex::new(&s, &HashSet::from([7]));
         let split = idx.split(7, 5, 70).unwrap();
         assert_eq!(
             split,
             StateSplit {
                 running_ns: 5 + 5 + 10 + 10,
-                runnable_ns: 5,
-                sleeping_ns: 20,
+                runnable_ns: 5 + 8,
+                sleeping_ns: 12,
                 uninterruptible_ns: 10,
                 unknown_ns: 0
             }
         );
-        let total =
-            split.running_ns + split.runnable_ns + split.sleeping_ns + split.uninterruptible_ns;
-        assert_eq!(total, 65);
     }
 
     #[test]
-    fn interval_before_any_slice_is_unknown_and_missing_thread_is_none() {
-        let s = store_with(&[(100, 10, "S")]);
-        let idx = SchedIndex::new(&s, &HashSet::from([7]));
-        let split = idx.split(7, 50, 120).unwrap();
+    fn uncovered_time_and_other_states_are_unknown() {
+        // Nothing before 100; "I" and a NULL state are neither sleep nor run; the D state at
+        // 130 was left unfinished by lost events and lasts until the next state.
+        let s = store_with(&[
+            (100, 10, "Running"),
+            (110, 10, "I"),
+            (120, 5, ""),
+            (125, 5, "DK"),
+            (130, -1, "D"),
+            (150, 10, "Running"),
+        ]);
+        let idx = ThreadStateIndex::new(&s, &HashSet::from([7]));
+        let split = idx.split(7, 50, 155).unwrap();
         assert_eq!(
-            (split.unknown_ns, split.running_ns, split.sleeping_ns),
-            (50, 10, 10)
+            split,
+            StateSplit {
+                running_ns: 10 + 5,
+                runnable_ns: 0,
+                sleeping_ns: 0,
+                uninterruptible_ns: 5 + 20,
+                unknown_ns: 50 + 10 + 5
+            }
         );
         assert!(idx.split(8, 0, 10).is_none());
     }

@@ -50,13 +50,13 @@ pub struct FramesArgs {
     pub format: ReportFormat,
 }
 
-/// What analyze needs from a trace (kernel and system counters are skipped).
+/// What analyze needs from a trace (kernel and system counters are skipped; thread states
+/// split the UI thread's time in blame).
 pub fn analysis_load_options() -> LoadOptions {
     LoadOptions {
         kernel_counters: false,
         system_counters: false,
         system_properties: false,
-        thread_state: false,
         ..LoadOptions::all()
     }
 }

@@ -85,6 +85,7 @@ impl LoadOptions {
                 fid::SCHED_WAKING,
                 fid::SCHED_WAKEUP,
                 fid::SCHED_WAKEUP_NEW,
+                fid::SCHED_BLOCKED_REASON,
             ]);
         }
         if self.process_events || self.sched {

@@ -118,6 +118,8 @@ pub struct ThreadStateRow {
     waker_id: u32,
     cpu: u16,
     irq_context: u8,
+    io_wait: u8,
+    blocked_function: u32,
 }
 
 const NONE_U32: u32 = u32::MAX;
@@ -142,6 +144,8 @@ impl ThreadStateRow {
             waker_id: waker.and_then(|w| w.1).unwrap_or(NONE_U32),
             cpu: cpu.unwrap_or(u16::MAX),
             irq_context: irq_context.map_or(u8::MAX, u8::from),
+            io_wait: u8::MAX,
+            blocked_function: NONE_U32,
         }
     }
     pub fn state(&self) -> Option<StrId> {
@@ -159,6 +163,32 @@ impl ThreadStateRow {
     pub fn irq_context(&self) -> Option<u8> {
         (self.irq_context != u8::MAX).then_some(self.irq_context)
     }
+    /// From sched_blocked_reason: whether a blocked state waited for I/O.
+    pub fn io_wait(&self) -> Option<bool> {
+        (self.io_wait != u8::MAX).then_some(self.io_wait != 0)
+    }
+    pub fn set_io_wait(&mut self, io_wait: bool) {
+        self.io_wait = u8::from(io_wait);
+    }
+    /// From sched_blocked_reason: the kernel function the thread blocked in.
+    pub fn blocked_function(&self) -> Option<StrId> {
+        (self.blocked_function != NONE_U32).then_some(StrId(self.blocked_function))
+    }
+    pub fn set_blocked_function(&mut self, f: StrId) {
+        self.blocked_function = f.0;
+    }
+}
+
+/// A sched_waking of a thread that was already running or runnable, which changes no
+/// state (trace_processor's `spurious_sched_wakeup`).
+#[derive(Debug, Clone)]
+pub struct SpuriousWakeupRow {
+    pub ts: i64,
+    /// The woken thread's current `thread_state` row.
+    pub thread_state_id: u32,
+    pub irq_context: Option<bool>,
+    pub utid: Utid,
+    pub waker_utid: Utid,
 }
 
 #[derive(Debug, Clone)]
@@ -246,6 +276,7 @@ pub struct Store {
     pub counters: Vec<CounterRow>,
     pub sched: Vec<SchedRow>,
     pub thread_states: Vec<ThreadStateRow>,
+    pub spurious_wakeups: Vec<SpuriousWakeupRow>,
     pub flows: Vec<FlowRow>,
     pub frame_timeline: Vec<FrameTimelineRow>,
     pub frame_slices: Vec<FrameSliceRow>,

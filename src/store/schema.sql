@@ -102,6 +102,11 @@ CREATE VIEW thread_state AS
          waker_id, irq_context, ucpu
   FROM __intrinsic_thread_state;
 
+CREATE TABLE __intrinsic_spurious_sched_wakeup(
+  id INTEGER PRIMARY KEY, ts INTEGER, thread_state_id INTEGER, irq_context INTEGER,
+  utid INTEGER, waker_utid INTEGER);
+CREATE VIEW spurious_sched_wakeup AS SELECT * FROM __intrinsic_spurious_sched_wakeup;
+
 CREATE TABLE __intrinsic_args(
   id INTEGER PRIMARY KEY, arg_set_id INTEGER, flat_key TEXT, key TEXT, int_value INTEGER,
   string_value TEXT, real_value REAL, value_type TEXT);

@@ -249,26 +249,8 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                     st.raw_bind_parameter(b + 5, r.cpu)
                 },
             )?;
-            let mut st = conn.prepare(
-                "INSERT INTO __intrinsic_thread_state(id,ts,dur,utid,state,waker_utid,waker_id,irq_context,ucpu) VALUES (?,?,?,?,?,?,?,?,?)",
-            )?;
-            let thread_states = if opts.thread_state {
-                &s.thread_states[..]
-            } else {
-                &[]
-            };
-            for (i, r) in thread_states.iter().enumerate() {
-                st.execute(params![
-                    i as i64,
-                    r.ts,
-                    r.dur,
-                    r.utid,
-                    opt_str(s, r.state()),
-                    r.waker_utid(),
-                    r.waker_id(),
-                    r.irq_context(),
-                    r.cpu()
-                ])?;
+            if opts.thread_state {
+                write_thread_states(conn, s)?;
             }
         }
         let mut st = conn.prepare(
@@ -327,6 +309,56 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
         }
     }
     conn.execute_batch("COMMIT")
+}
+
+/// `thread_state` and `spurious_sched_wakeup` (both from the thread state tracker).
+fn write_thread_states(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+    let cols = [
+        "ts",
+        "dur",
+        "utid",
+        "state",
+        "io_wait",
+        "blocked_function",
+        "waker_utid",
+        "waker_id",
+        "irq_context",
+        "ucpu",
+    ];
+    append_rows(
+        conn,
+        "__intrinsic_thread_state",
+        &cols,
+        s.thread_states.len(),
+        |st, i, b| {
+            let r = &s.thread_states[i];
+            st.raw_bind_parameter(b, r.ts)?;
+            st.raw_bind_parameter(b + 1, r.dur)?;
+            st.raw_bind_parameter(b + 2, r.utid)?;
+            st.raw_bind_parameter(b + 3, opt_str(s, r.state()))?;
+            st.raw_bind_parameter(b + 4, r.io_wait())?;
+            st.raw_bind_parameter(b + 5, opt_str(s, r.blocked_function()))?;
+            st.raw_bind_parameter(b + 6, r.waker_utid())?;
+            st.raw_bind_parameter(b + 7, r.waker_id())?;
+            st.raw_bind_parameter(b + 8, r.irq_context())?;
+            st.raw_bind_parameter(b + 9, r.cpu())
+        },
+    )?;
+    let cols = ["ts", "thread_state_id", "irq_context", "utid", "waker_utid"];
+    append_rows(
+        conn,
+        "__intrinsic_spurious_sched_wakeup",
+        &cols,
+        s.spurious_wakeups.len(),
+        |st, i, b| {
+            let r = &s.spurious_wakeups[i];
+            st.raw_bind_parameter(b, r.ts)?;
+            st.raw_bind_parameter(b + 1, r.thread_state_id)?;
+            st.raw_bind_parameter(b + 2, r.irq_context)?;
+            st.raw_bind_parameter(b + 3, r.utid)?;
+            st.raw_bind_parameter(b + 4, r.waker_utid)
+        },
+    )
 }
 
 fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {

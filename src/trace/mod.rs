@@ -48,6 +48,7 @@ pub mod ftrace_ids {
     pub const CPU_FREQUENCY_LIMITS: u32 = 12;
     pub const CPU_IDLE: u32 = 13;
     pub const SCHED_WAKEUP: u32 = 17;
+    pub const SCHED_BLOCKED_REASON: u32 = 18;
     pub const SCHED_WAKING: u32 = 20;
     pub const LOWMEMORY_KILL: u32 = 35;
     pub const TRACING_MARK_WRITE: u32 = 80;
@@ -114,4 +115,9 @@ pub mod ftrace_ids {
     pub const BINDER_TRANSACTION_ALLOC_BUF: u32 = 323;
     pub const BINDER_COMMAND: u32 = 485;
     pub const BINDER_RETURN: u32 = 486;
+
+    /// Not a kernel event: the tokenizer appends this field (in protobuf's reserved range
+    /// 19000-19999, so no FtraceEvent field can clash) to a sched_blocked_reason event whose
+    /// caller iid names an interned kernel symbol; its value is the symbol's interned StrId.
+    pub const RESOLVED_CALLER: u32 = 19_000;
 }

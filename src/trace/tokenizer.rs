@@ -6,11 +6,13 @@ use prost::Message;
 
 use super::clock::{self, ClockKey, ClockTracker};
 use super::fields as f;
+use super::ftrace_ids as fid;
 use super::power_rails;
 use super::reader::{decompress, MAX_DECOMPRESSED_BYTES};
 use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
-use super::wire::{Fields, PackedVarints, Value};
+use super::wire::{put_varint, Fields, PackedVarints, Value};
 use crate::protos;
+use crate::store::strings::StrId;
 use crate::store::{MetaValue, Severity, Store};
 
 /// Which data the importers will parse; everything else is skipped while tokenizing.
@@ -34,6 +36,8 @@ impl Wanted {
 struct SequenceState {
     default_clock: Option<u32>,
     incremental_valid: bool,
+    /// InternedData.kernel_symbols: iid -> symbol name (sched_blocked_reason callers).
+    kernel_symbols: rustc_hash::FxHashMap<u64, StrId>,
 }
 
 /// What the tokenizer needs from the importers' side.
@@ -53,6 +57,8 @@ pub struct Tokenizer {
     ftrace_seen_first_bundle: Vec<bool>,
     /// The ftrace timestamp of the last (ftrace clock, boot) pair added as a snapshot.
     latest_ftrace_clock_snapshot: Option<i64>,
+    /// Reused buffer for ftrace events the tokenizer annotates before sorting.
+    event_buf: Vec<u8>,
     deferred: Vec<(Vec<u8>, u64)>,
     eof: bool,
     /// Problems worth telling the user about (the caller decides how).
@@ -66,6 +72,7 @@ struct Header<'a> {
     flags: u32,
     incremental_cleared: bool,
     defaults: Option<&'a [u8]>,
+    interned: Option<&'a [u8]>,
     previous_packet_dropped: bool,
     machine_id: Option<u32>,
     data: Option<(u32, &'a [u8])>,
@@ -79,6 +86,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
         flags: 0,
         incremental_cleared: false,
         defaults: None,
+        interned: None,
         previous_packet_dropped: false,
         machine_id: None,
         data: None,
@@ -92,6 +100,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             f::SEQUENCE_FLAGS => h.flags = v.as_u32(),
             f::INCREMENTAL_STATE_CLEARED => h.incremental_cleared = v.as_bool(),
             f::TRACE_PACKET_DEFAULTS => h.defaults = Some(v.as_bytes()),
+            f::INTERNED_DATA => h.interned = Some(v.as_bytes()),
             f::PREVIOUS_PACKET_DROPPED => h.previous_packet_dropped = v.as_bool(),
             f::MACHINE_ID => h.machine_id = Some(v.as_u32()),
             f::FTRACE_EVENTS
@@ -122,6 +131,8 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
 }
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+/// InternedData field of kernel symbol names.
+const KERNEL_SYMBOLS: u32 = 26;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
 
 impl Tokenizer {
@@ -136,6 +147,7 @@ impl Tokenizer {
             latest_ts: 0,
             ftrace_seen_first_bundle: Vec::new(),
             latest_ftrace_clock_snapshot: None,
+            event_buf: Vec::new(),
             deferred: Vec::new(),
             eof: false,
             warnings: Vec::new(),
@@ -163,12 +175,13 @@ impl Tokenizer {
         }
         let seq_id = h.seq_id.unwrap_or(0);
         let seq = self.seqs.entry(seq_id).or_insert(SequenceState {
-            default_clock: None,
             incremental_valid: true,
+            ..Default::default()
         });
         if h.incremental_cleared || h.flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
             seq.incremental_valid = true;
             seq.default_clock = None;
+            seq.kernel_symbols.clear();
         } else if h.previous_packet_dropped {
             seq.incremental_valid = false;
         }
@@ -176,6 +189,10 @@ impl Tokenizer {
             if let Ok(defaults) = protos::TracePacketDefaults::decode(d) {
                 seq.default_clock = defaults.timestamp_clock_id;
             }
+        }
+        // Interned data counts only on a sequence whose incremental state is valid.
+        if let (Some(interned), Some(_), true) = (h.interned, h.seq_id, seq.incremental_valid) {
+            read_kernel_symbols(interned, host.store(), &mut seq.kernel_symbols);
         }
         let default_clock = seq.default_clock;
         let incremental_valid = seq.incremental_valid;
@@ -475,7 +492,7 @@ impl Tokenizer {
             }
         }
         for ev in events {
-            self.ftrace_event(cpu, ev, clock, host);
+            self.ftrace_event(cpu, ev, clock, seq_id, host);
         }
         let cpu_idx = cpu as usize;
         if self.ftrace_seen_first_bundle.len() <= cpu_idx {
@@ -536,7 +553,14 @@ impl Tokenizer {
         Some(key)
     }
 
-    fn ftrace_event(&mut self, cpu: u32, ev: &[u8], clock: ClockKey, host: &mut dyn TokenizerHost) {
+    fn ftrace_event(
+        &mut self,
+        cpu: u32,
+        ev: &[u8],
+        clock: ClockKey,
+        seq_id: u32,
+        host: &mut dyn TokenizerHost,
+    ) {
         // Fast path: timestamp first, then pid, then the event's own field (as the kernel
         // side of Perfetto writes them).
         let mut ts = None;
@@ -574,6 +598,18 @@ impl Tokenizer {
         let Some(ts) = self.clocks.to_trace_time(clock, raw as i64) else {
             return;
         };
+        if event_id == fid::SCHED_BLOCKED_REASON {
+            // Interned symbols are only valid for now: resolve the caller before sorting.
+            let symbols = self.seqs.get(&seq_id).map(|s| &s.kernel_symbols);
+            let caller = blocked_reason_caller(ev).and_then(|iid| symbols?.get(&iid));
+            let buf = &mut self.event_buf;
+            buf.clear();
+            buf.extend_from_slice(ev);
+            put_varint(buf, (fid::RESOLVED_CALLER as u64) << 3);
+            put_varint(buf, caller.map_or(u64::from(u32::MAX), |s| u64::from(s.0)));
+            self.sorter.push_ftrace(ts, cpu, &self.event_buf);
+            return;
+        }
         self.sorter.push_ftrace(ts, cpu, ev);
     }
 
@@ -710,4 +746,37 @@ impl Tokenizer {
             );
         }
     }
+}
+
+/// Adds InternedData.kernel_symbols entries (InternedString: iid 1, str 2) to `symbols`.
+fn read_kernel_symbols(
+    interned: &[u8],
+    store: &mut Store,
+    symbols: &mut rustc_hash::FxHashMap<u64, StrId>,
+) {
+    for (id, v) in Fields::new(interned).map_while(Result::ok) {
+        if id != KERNEL_SYMBOLS {
+            continue;
+        }
+        let (mut iid, mut name) = (0, &[][..]);
+        for (id, v) in Fields::new(v.as_bytes()).map_while(Result::ok) {
+            match id {
+                1 => iid = v.as_u64(),
+                2 => name = v.as_bytes(),
+                _ => {}
+            }
+        }
+        symbols.insert(iid, store.intern(&String::from_utf8_lossy(name)));
+    }
+}
+
+/// The caller iid of a sched_blocked_reason FtraceEvent (event field 18, its field 2).
+fn blocked_reason_caller(ev: &[u8]) -> Option<u64> {
+    let (_, payload) = Fields::new(ev)
+        .map_while(Result::ok)
+        .find(|(id, _)| *id == fid::SCHED_BLOCKED_REASON)?;
+    Fields::new(payload.as_bytes())
+        .map_while(Result::ok)
+        .find(|(id, _)| *id == 2)
+        .map(|(_, v)| v.as_u64())
 }

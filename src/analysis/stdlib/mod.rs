@@ -181,11 +181,13 @@ fn reads_thread_state(m: &Module) -> bool {
             .any(reads_thread_state)
 }
 
-/// Whether running `sql` needs the `thread_state` table: it names the table, or uses a
-/// module that reads it. (An INCLUDE of an unknown module answers false here; running the
+/// Whether running `sql` needs the `thread_state` table: it names the table (or the
+/// spurious wakeups its tracker finds), or uses a module that reads it. (An INCLUDE of an unknown module answers false here; running the
 /// SQL reports it.)
 pub fn needs_thread_state(sql: &str) -> bool {
-    sql.to_ascii_lowercase().contains("thread_state")
+    let lower = sql.to_ascii_lowercase();
+    lower.contains("thread_state")
+        || lower.contains("spurious_sched_wakeup")
         || modules_for(sql).is_ok_and(|(_, wanted)| wanted.into_iter().any(reads_thread_state))
 }
 

@@ -130,6 +130,7 @@ impl FtraceParser {
             fid::SCHED_WAKING => self.sched.sched_waking(ctx, ts, pid, data),
             fid::SCHED_WAKEUP => self.sched.sched_wakeup(ctx, ts, pid, data),
             fid::SCHED_WAKEUP_NEW => self.sched.sched_wakeup_new(ctx, ts, pid, data),
+            fid::SCHED_BLOCKED_REASON => self.sched.sched_blocked_reason(ctx, data, bytes),
             fid::SCHED_PROCESS_FREE => self.sched.sched_process_free(ctx, ts, data),
             fid::SCHED_PROCESS_EXIT => self.sched.sched_process_exit(ctx, ts, pid, data),
             fid::TASK_NEWTASK => self.sched.task_newtask(ctx, ts, pid, data),

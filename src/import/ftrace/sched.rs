@@ -12,6 +12,7 @@ use crate::store::processes::ThreadNamePriority;
 use crate::store::strings::StrId;
 use crate::store::tracks::TrackSpec;
 use crate::store::{CounterRow, EventType, SchedRow, Severity, Store, TrackId, TrackScope, Utid};
+use crate::trace::ftrace_ids as fid;
 use crate::trace::sort::{CompactSwitch, CompactWaking};
 use crate::trace::wire::{Fields, Value};
 
@@ -330,6 +331,28 @@ impl SchedParser {
         let waker = ctx.procs.get_or_create_thread(store, pid);
         if let Some(t) = self.thread_states(store) {
             t.waking(store, ts, wakee, waker, None);
+        }
+    }
+
+    /// sched_blocked_reason (pid 1, caller 2, io_wait 3): the kernel emits it while waking
+    /// a task that slept in D, after its sched_waking. The caller is an iid of the
+    /// sequence's interned kernel symbols, resolved by the tokenizer (`RESOLVED_CALLER` on
+    /// the whole `event`); without a symbol for it, blocked_function stays NULL.
+    pub fn sched_blocked_reason(&mut self, ctx: &mut Ctx, data: &[u8], event: &[u8]) {
+        let f = decode::<4>(data);
+        let store = &mut ctx.store;
+        let utid = ctx.procs.get_or_create_thread(store, pid_of(&f[1]));
+        let io_wait = f[3].as_u32() != 0;
+        // The tokenizer appends the field last (a copy in the trace itself comes earlier).
+        let caller = Fields::new(event)
+            .map_while(Result::ok)
+            .filter(|(id, _)| *id == fid::RESOLVED_CALLER)
+            .last()
+            .map(|(_, v)| v.as_u64())
+            .filter(|&id| id < store.strings.len() as u64)
+            .map(|id| StrId(id as u32));
+        if let Some(t) = self.thread_states(store) {
+            t.blocked_reason(store, utid, io_wait, caller);
         }
     }
 

@@ -1,20 +1,33 @@
 //! The `thread_state` table (trace_processor's thread state tracker): per thread, a run of
 //! states "Running" (on a CPU), "R" (runnable, after a wakeup or preemption) and the blocked
 //! states of sched_switch's end_state ("S", "D", ...). Each state is open (dur -1) until the
-//! thread's next transition.
+//! thread's next transition. sched_blocked_reason, which the kernel emits while waking a
+//! task that slept uninterruptibly, annotates the thread's latest blocked state afterwards.
 
 use crate::store::strings::StrId;
-use crate::store::{Store, ThreadStateRow, Utid};
+use crate::store::{SpuriousWakeupRow, Store, ThreadStateRow, Utid};
 
 /// TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ in an event's common_flags.
 const IRQ_FLAGS: u32 = 0x08 | 0x10;
 
+const NO_ROW: u32 = u32::MAX;
+
+/// A thread's latest row, and its latest blocked row while it has not run since.
+#[derive(Clone, Copy)]
+struct Latest {
+    row: u32,
+    blocked: u32,
+}
+
+const NO_LATEST: Latest = Latest {
+    row: NO_ROW,
+    blocked: NO_ROW,
+};
+
 pub struct ThreadStateTracker {
     running: StrId,
     runnable: StrId,
-    /// Each thread's latest row. (trace_processor also tracks the latest blocked row, for
-    /// sched_blocked_reason, which frameprobe does not import.)
-    last_row: Vec<Option<u32>>,
+    latest: Vec<Latest>,
 }
 
 impl ThreadStateTracker {
@@ -22,16 +35,22 @@ impl ThreadStateTracker {
         ThreadStateTracker {
             running: store.intern("Running"),
             runnable: store.intern("R"),
-            last_row: Vec::new(),
+            latest: Vec::new(),
         }
     }
 
-    fn last(&self, utid: Utid) -> Option<u32> {
-        self.last_row.get(utid as usize).copied().flatten()
+    fn latest(&self, utid: Utid) -> Latest {
+        self.latest.get(utid as usize).copied().unwrap_or(NO_LATEST)
     }
 
-    fn is_blocked(&self, state: StrId) -> bool {
-        state != self.running && state != self.runnable
+    fn last(&self, utid: Utid) -> Option<u32> {
+        let row = self.latest(utid).row;
+        (row != NO_ROW).then_some(row)
+    }
+
+    /// Everything but Running and R is blocked, including a NULL (undecodable) state.
+    fn is_blocked(&self, state: Option<StrId>) -> bool {
+        state != Some(self.running) && state != Some(self.runnable)
     }
 
     /// Ends the thread's open state at `ts`, unless data was lost (the duration is then
@@ -76,10 +95,18 @@ impl ThreadStateTracker {
             common_flags.map(|f| f & IRQ_FLAGS != 0),
         ));
         let i = utid as usize;
-        if i >= self.last_row.len() {
-            self.last_row.resize(i + 1, None);
+        if i >= self.latest.len() {
+            self.latest.resize(i + 1, NO_LATEST);
         }
-        self.last_row[i] = Some(row);
+        let latest = &mut self.latest[i];
+        latest.row = row;
+        // Running forgets the blocked row (a late blocked reason no longer applies); a
+        // runnable state keeps it (the blocked reason arrives after the waking).
+        if state == Some(self.running) {
+            latest.blocked = NO_ROW;
+        } else if state != Some(self.runnable) {
+            latest.blocked = row;
+        }
     }
 
     /// sched_switch: `prev` leaves the CPU in `prev_state`, `next` starts running on it.
@@ -104,7 +131,7 @@ impl ThreadStateTracker {
     }
 
     /// sched_waking: a blocked thread becomes runnable. Wakings of threads already running
-    /// or runnable change nothing.
+    /// or runnable change no state and go to `spurious_wakeups`.
     pub fn waking(
         &mut self,
         store: &mut Store,
@@ -118,12 +145,38 @@ impl ThreadStateTracker {
             self.open(store, ts, utid, runnable, None, Some(waker), common_flags);
             return;
         };
-        let state = store.thread_states[last as usize].state();
-        if !state.is_none_or(|s| self.is_blocked(s)) {
+        if !self.is_blocked(store.thread_states[last as usize].state()) {
+            // Already running or runnable: no new state, but the wakeup is kept apart.
+            store.spurious_wakeups.push(SpuriousWakeupRow {
+                ts,
+                thread_state_id: last,
+                irq_context: common_flags.map(|f| f & IRQ_FLAGS != 0),
+                utid,
+                waker_utid: waker,
+            });
             return;
         }
         self.close(store, ts, utid, false);
         self.open(store, ts, utid, runnable, None, Some(waker), common_flags);
+    }
+
+    /// sched_blocked_reason: sets `io_wait` and `blocked_function` (when the caller's
+    /// symbol is known) on the thread's latest blocked state, if it has not run since.
+    pub fn blocked_reason(
+        &mut self,
+        store: &mut Store,
+        utid: Utid,
+        io_wait: bool,
+        blocked_function: Option<StrId>,
+    ) {
+        let blocked = self.latest(utid).blocked;
+        let Some(row) = store.thread_states.get_mut(blocked as usize) else {
+            return;
+        };
+        row.set_io_wait(io_wait);
+        if let Some(f) = blocked_function {
+            row.set_blocked_function(f);
+        }
     }
 
     /// task_newtask: the new task is runnable, woken by its creator in process context.
@@ -173,6 +226,12 @@ mod tests {
     }
 
     #[test]
+    fn rows_stay_packed() {
+        // Two rows per context switch: io_wait and blocked_function fit in the padding.
+        assert_eq!(std::mem::size_of::<ThreadStateRow>(), 40);
+    }
+
+    #[test]
     fn idle_thread_has_no_states() {
         let mut s = Store::default();
         let mut t = ThreadStateTracker::new(&mut s);
@@ -190,5 +249,159 @@ mod tests {
         // Thread 1 switches out again without having been switched in: lost events.
         t.sched_switch(&mut s, 20, 1, 1, Some(sleep), 3);
         assert_eq!(s.thread_states[0].dur, -1);
+    }
+
+    fn io_wait_and_function(s: &Store, row: usize) -> (Option<bool>, Option<&str>) {
+        let r = &s.thread_states[row];
+        (r.io_wait(), s.opt_str(r.blocked_function()))
+    }
+
+    #[test]
+    fn blocked_reason_after_waking_annotates_the_blocked_state() {
+        // The kernel emits sched_blocked_reason inside the wakeup, after sched_waking: the
+        // thread is already runnable, but the reason belongs to its D state.
+        let mut s = Store::default();
+        let mut t = ThreadStateTracker::new(&mut s);
+        let d = s.intern("D");
+        let func = s.intern("wait_on_page_bit");
+        t.sched_switch(&mut s, 10, 0, 1, Some(d), 2);
+        t.waking(&mut s, 20, 1, 2, Some(0));
+        t.blocked_reason(&mut s, 1, true, Some(func));
+        assert_eq!(
+            io_wait_and_function(&s, 0),
+            (Some(true), Some("wait_on_page_bit"))
+        );
+        // The runnable state and the waker's Running state are untouched.
+        assert_eq!(io_wait_and_function(&s, 1), (None, None));
+        assert_eq!(io_wait_and_function(&s, 2), (None, None));
+    }
+
+    #[test]
+    fn blocked_reason_after_the_thread_ran_again_is_ignored() {
+        let mut s = Store::default();
+        let mut t = ThreadStateTracker::new(&mut s);
+        let d = s.intern("D");
+        t.sched_switch(&mut s, 10, 0, 1, Some(d), 2);
+        t.waking(&mut s, 20, 1, 2, Some(0));
+        t.sched_switch(&mut s, 30, 0, 2, Some(d), 1);
+        t.blocked_reason(&mut s, 1, true, None);
+        assert!(s.thread_states.iter().all(|r| r.io_wait().is_none()));
+        // A thread with no state at all: nothing to annotate.
+        t.blocked_reason(&mut s, 9, false, None);
+        assert!(s.thread_states.iter().all(|r| r.io_wait().is_none()));
+    }
+
+    #[test]
+    fn blocked_reason_without_symbol_keeps_io_wait_and_earlier_function() {
+        let mut s = Store::default();
+        let mut t = ThreadStateTracker::new(&mut s);
+        let d = s.intern("DK");
+        let func = s.intern("do_page_fault");
+        t.sched_switch(&mut s, 10, 0, 1, Some(d), 2);
+        t.blocked_reason(&mut s, 1, true, Some(func));
+        t.blocked_reason(&mut s, 1, false, None);
+        assert_eq!(
+            io_wait_and_function(&s, 0),
+            (Some(false), Some("do_page_fault"))
+        );
+    }
+
+    #[test]
+    fn blocked_reason_for_threads_switched_with_the_idle_thread() {
+        // trace_processor's SchedBlockedReasonWithIdleThread: io_wait 0 then 1.
+        let mut s = Store::default();
+        let mut t = ThreadStateTracker::new(&mut s);
+        let d = s.intern("D");
+        t.sched_switch(&mut s, 1, 0, 0, Some(d), 1);
+        t.sched_switch(&mut s, 2, 0, 1, Some(d), 0);
+        t.blocked_reason(&mut s, 1, false, None);
+        t.sched_switch(&mut s, 3, 0, 0, Some(d), 2);
+        t.sched_switch(&mut s, 4, 0, 2, Some(d), 0);
+        t.blocked_reason(&mut s, 2, true, None);
+        assert_eq!(
+            states(&s),
+            [
+                (1, 1, 1, "Running".into()),
+                (2, -1, 1, "D".into()),
+                (3, 1, 2, "Running".into()),
+                (4, -1, 2, "D".into()),
+            ]
+        );
+        let io: Vec<_> = s.thread_states.iter().map(|r| r.io_wait()).collect();
+        assert_eq!(io, [None, Some(false), None, Some(true)]);
+    }
+
+    #[test]
+    fn waking_a_running_or_runnable_thread_is_spurious() {
+        let mut s = Store::default();
+        let mut t = ThreadStateTracker::new(&mut s);
+        let sleep = s.intern("S");
+        t.sched_switch(&mut s, 10, 0, 1, Some(sleep), 2);
+        // Thread 2 is running: no state, a spurious wakeup pointing at its Running row.
+        t.waking(&mut s, 15, 2, 1, Some(0x10));
+        t.waking(&mut s, 20, 1, 2, None);
+        // Thread 1 is runnable now.
+        t.waking(&mut s, 25, 1, 2, None);
+        assert_eq!(s.thread_states.len(), 3);
+        let w: Vec<_> = s
+            .spurious_wakeups
+            .iter()
+            .map(|w| (w.ts, w.thread_state_id, w.irq_context, w.utid, w.waker_utid))
+            .collect();
+        assert_eq!(w, [(15, 1, Some(true), 2, 1), (25, 2, None, 1, 2)]);
+    }
+
+    #[test]
+    fn waking_sequence_from_trace_processor_tests() {
+        // trace_processor's SchedWakingBigTest, with the same utids and expectations.
+        let mut s = Store::default();
+        let mut t = ThreadStateTracker::new(&mut s);
+        let (r, sl) = (s.intern("R"), s.intern("S"));
+        t.waking(&mut s, 1, 8, 11, None);
+        t.sched_switch(&mut s, 2, 0, 0, Some(r), 8);
+        t.sched_switch(&mut s, 2, 0, 11, Some(sl), 0);
+        t.sched_switch(&mut s, 3, 0, 8, Some(sl), 0);
+        t.sched_switch(&mut s, 4, 0, 17771, Some(sl), 17772);
+        t.sched_switch(&mut s, 5, 0, 17772, Some(sl), 0);
+        t.waking(&mut s, 6, 18, 0, None);
+        t.sched_switch(&mut s, 7, 0, 0, Some(r), 18);
+        assert_eq!(
+            states(&s),
+            [
+                (1, 1, 8, "R".into()),
+                (2, 1, 8, "Running".into()),
+                (2, -1, 11, "S".into()),
+                (3, -1, 8, "S".into()),
+                (4, -1, 17771, "S".into()),
+                (4, 1, 17772, "Running".into()),
+                (5, -1, 17772, "S".into()),
+                (6, 1, 18, "R".into()),
+                (7, -1, 18, "Running".into()),
+            ]
+        );
+        let wakers: Vec<_> = s.thread_states.iter().map(|r| r.waker_utid()).collect();
+        assert_eq!(wakers[0], Some(11));
+        assert_eq!(wakers[7], Some(0));
+        assert!(wakers[1..7].iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn forced_migration_cuts_the_running_state_on_the_old_cpu() {
+        // trace_processor's RunningOnMultipleCPUsForcedMigration.
+        let mut s = Store::default();
+        let mut t = ThreadStateTracker::new(&mut s);
+        let sl = s.intern("S");
+        t.sched_switch(&mut s, 1, 0, 3, Some(sl), 1);
+        t.sched_switch(&mut s, 2, 1, 2, Some(sl), 1);
+        assert_eq!(
+            states(&s),
+            [
+                (1, -1, 3, "S".into()),
+                (1, 1, 1, "Running".into()),
+                (2, -1, 2, "S".into()),
+                (2, -1, 1, "Running".into()),
+            ]
+        );
+        assert_eq!(s.thread_states[3].cpu(), Some(1));
     }
 }
