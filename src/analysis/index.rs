@@ -209,22 +209,46 @@ impl<'a> Index<'a> {
         out
     }
 
-    /// Name of the process, or one derived from its layer names when the trace has no
-    /// process tree ("TX - com.example/.Main#1" -> "com.example").
+    /// Name of the process: the trace's, else the one app package its layers name (see
+    /// [`package_from_layer`]). No guess when the layers name several packages, or a package
+    /// the trace gives to another process.
     pub fn process_name(&self, upid: Upid, layers: &[String]) -> Option<String> {
-        if let Some(n) = self.store.opt_str(self.store.processes[upid as usize].name) {
+        let processes = &self.store.processes;
+        if let Some(n) = self.store.opt_str(processes[upid as usize].name) {
             return Some(n.to_string());
         }
-        layers.iter().find_map(|l| name_from_layer(l))
+        let mut packages = layers.iter().filter_map(|l| package_from_layer(l));
+        let package = packages.next()?;
+        if packages.any(|p| p != package) {
+            return None;
+        }
+        let named_elsewhere = processes
+            .iter()
+            .any(|p| self.store.opt_str(p.name) == Some(package));
+        (!named_elsewhere).then(|| package.to_string())
     }
 }
 
-/// Best guess of a package name from a SurfaceFlinger layer name.
-pub fn name_from_layer(layer: &str) -> Option<String> {
+/// The app package of an app window layer, `[TX - ]<package>/<activity>#<n>`: such a
+/// window's buffers come from the app's own process. Other layers name no owner:
+/// "Splash Screen <package>" is the starting window, drawn by SystemUI (by system_server
+/// before Android 12), not by the app; leashes, "StatusBar" and the like name no package.
+pub fn package_from_layer(layer: &str) -> Option<&str> {
     let l = layer.strip_prefix("TX - ").unwrap_or(layer);
-    let l = l.strip_prefix("Splash Screen ").unwrap_or(l);
-    let candidate = l.split(['/', '#', ' ']).next()?;
-    (candidate.contains('.') && !candidate.is_empty()).then(|| candidate.to_string())
+    let (package, rest) = l.split_once('/')?;
+    let activity = rest.split('#').next()?;
+    let java_name = |s: &str| {
+        s.contains('.')
+            && !s.starts_with('.')
+            && !s.ends_with('.')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    };
+    let activity_ok = !activity.is_empty()
+        && activity
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$');
+    (java_name(package) && activity_ok).then_some(package)
 }
 
 #[cfg(test)]
@@ -242,16 +266,75 @@ mod tests {
         );
     }
 
+    fn store_with(names: &[Option<&str>]) -> Store {
+        let mut store = Store::default();
+        for (i, n) in names.iter().enumerate() {
+            let name = n.map(|n| store.intern(n));
+            store.processes.push(crate::store::ProcessRow {
+                pid: 100 + i as i64,
+                name,
+                ..Default::default()
+            });
+        }
+        store
+    }
+
+    fn layers(l: &[&str]) -> Vec<String> {
+        l.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
-    fn package_names_from_layers() {
+    fn layer_names_only_fill_a_missing_name() {
+        let store = store_with(&[Some("com.android.systemui"), None, None]);
+        let idx = Index::new(&store);
+        let app = layers(&["TX - com.example.app/com.example.app.Main#1"]);
+        // The trace's name always wins.
         assert_eq!(
-            name_from_layer("TX - com.google.samples.apps.nowinandroid.demo/com.google.samples.apps.nowinandroid.MainActivity#50010").as_deref(),
+            idx.process_name(0, &app).as_deref(),
+            Some("com.android.systemui")
+        );
+        assert_eq!(
+            idx.process_name(1, &app).as_deref(),
+            Some("com.example.app")
+        );
+        // The owner of a splash screen and the status bar is SystemUI: no guess.
+        let sysui = layers(&["TX - Splash Screen com.example.app#3", "TX - StatusBar#4"]);
+        assert_eq!(idx.process_name(2, &sysui), None);
+    }
+
+    #[test]
+    fn layer_names_never_take_another_process_name_or_guess_between_apps() {
+        let store = store_with(&[Some("com.example.app"), None]);
+        let idx = Index::new(&store);
+        let same = layers(&["com.example.app/.Main#1"]);
+        assert_eq!(idx.process_name(1, &same), None);
+        let two = layers(&["a.b/.Main#1", "c.d/.Main#2"]);
+        assert_eq!(idx.process_name(1, &two), None);
+        let twice = layers(&["a.b/.Main#1", "TX - a.b/.Other#2"]);
+        assert_eq!(idx.process_name(1, &twice).as_deref(), Some("a.b"));
+    }
+
+    #[test]
+    fn package_names_from_app_window_layers_only() {
+        assert_eq!(
+            package_from_layer("TX - com.google.samples.apps.nowinandroid.demo/com.google.samples.apps.nowinandroid.MainActivity#50010"),
             Some("com.google.samples.apps.nowinandroid.demo")
         );
         assert_eq!(
-            name_from_layer("Splash Screen com.example.app#123").as_deref(),
+            package_from_layer("com.example.app/.MainActivity#3"),
             Some("com.example.app")
         );
-        assert_eq!(name_from_layer("Wallpaper BBQ wrapper#0"), None);
+        // Starting windows are drawn by SystemUI, not by the app they name.
+        assert_eq!(
+            package_from_layer("TX - Splash Screen com.example.app#123"),
+            None
+        );
+        assert_eq!(package_from_layer("TX - StatusBar#38004"), None);
+        assert_eq!(package_from_layer("Wallpaper BBQ wrapper#0"), None);
+        assert_eq!(
+            package_from_layer("TX - Surface(name=8d1f382 com.example.app/com.example.app.MainActivity)/@0x42c2fdf - animation-leash of starting_reveal#50014"),
+            None
+        );
+        assert_eq!(package_from_layer("TX - com.example.app#5"), None);
     }
 }

@@ -21,6 +21,7 @@ pub mod thread_state;
 
 use std::collections::{BTreeMap, HashSet};
 
+use crate::store::android_version::{parse_fingerprint, sdk_for_release};
 use crate::store::{MetaValue, Store, Upid};
 use blame::ms;
 use frames::Frame;
@@ -63,26 +64,33 @@ pub fn sources(store: &Store) -> Sources {
     }
 }
 
-/// The device API level: from system_info, else inferred (FrameTimeline exists from 31).
+/// The device API level and whether the trace says it: the `android_sdk_version` metadata
+/// (SystemInfo, else trace_processor's reading of the build fingerprint), else the public
+/// API level of the fingerprint's release, else assumed from the data (FrameTimeline exists
+/// from 31).
 pub fn api_level(store: &Store) -> (u32, bool) {
-    match store.metadata.get("android_sdk_version") {
-        Some(MetaValue::Int(v)) => (*v as u32, true),
-        _ => (
-            if store.frame_timeline.is_empty() {
-                30
-            } else {
-                31
-            },
-            false,
-        ),
+    if let Some(v) = store.metadata_int("android_sdk_version") {
+        return (v as u32, true);
+    }
+    let from_fingerprint = match store.metadata.get("android_build_fingerprint") {
+        Some(MetaValue::Str(fp)) => parse_fingerprint(fp).and_then(|f| sdk_for_release(f.release)),
+        _ => None,
+    };
+    match from_fingerprint {
+        Some(v) => (v, true),
+        None if store.frame_timeline.is_empty() => (30, false),
+        None => (31, false),
     }
 }
 
-fn matches_process(opts: &AnalyzeOptions, pid: i64, name: Option<&str>) -> bool {
+/// Whether `-p` selects the process: a pid, or a glob matching one of its names (the name
+/// in the process table, or its command line's argv0, which keeps the full package name
+/// when a kernel rename left the 15-character comm as the name).
+fn matches_process(opts: &AnalyzeOptions, pid: i64, names: &[Option<&str>]) -> bool {
     opts.processes.is_empty()
         || opts.processes.iter().any(|p| match p.parse::<i64>() {
             Ok(n) => n == pid,
-            Err(_) => name.is_some_and(|n| glob::glob(p, n)),
+            Err(_) => names.iter().flatten().any(|n| glob::glob(p, n)),
         })
 }
 
@@ -210,7 +218,8 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 None => (None, None),
             },
         };
-        if !matches_process(opts, p.pid, name.as_deref()) {
+        let argv0 = store.opt_str(p.cmdline).and_then(|c| c.split(' ').next());
+        if !matches_process(opts, p.pid, &[name.as_deref(), argv0]) {
             continue;
         }
         let (budget_ns, budget_source) = budget(&frames);
@@ -299,5 +308,46 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         api_level: Some(api),
         processes,
         warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(meta: &[(&str, MetaValue)]) -> Store {
+        let mut s = Store::default();
+        for (k, v) in meta {
+            s.set_metadata(k, v.clone());
+        }
+        s
+    }
+
+    #[test]
+    fn api_level_from_metadata_then_fingerprint_then_assumed() {
+        let fp = |f: &str| ("android_build_fingerprint", MetaValue::Str(f.to_string()));
+        let sdk = ("android_sdk_version", MetaValue::Int(33));
+        let s = store(&[sdk.clone(), fp("g/c/c:7.0/NRD91N/3318108:user/k")]);
+        assert_eq!(api_level(&s), (33, true));
+        // Releases trace_processor leaves unmapped still give the public API level.
+        let s = store(&[fp("g/c/c:13/TQ3A.230705.001/10216780:user/release-keys")]);
+        assert_eq!(api_level(&s), (33, true));
+        let s = store(&[fp("g/b/b:8.1.0/OPM1/4:user/k")]);
+        assert_eq!(api_level(&s), (27, true));
+        assert_eq!(api_level(&store(&[])), (30, false));
+        assert_eq!(api_level(&store(&[fp("garbage")])), (30, false));
+    }
+
+    #[test]
+    fn process_filter_matches_pid_name_or_argv0() {
+        let opts = AnalyzeOptions {
+            processes: vec!["androidx.*.target".into(), "42".into()],
+            ..Default::default()
+        };
+        let full = Some("androidx.benchmark.target");
+        assert!(matches_process(&opts, 7, &[Some("enchmark.target"), full]));
+        assert!(matches_process(&opts, 42, &[None, None]));
+        assert!(!matches_process(&opts, 7, &[Some("enchmark.target"), None]));
+        assert!(matches_process(&AnalyzeOptions::default(), 7, &[None]));
     }
 }

@@ -12,7 +12,10 @@ use crate::trace::wire::{Fields, Value};
 const PREFIX: &str = "debug.tracing.";
 
 #[derive(Default)]
-pub struct AndroidPropsImporter {}
+pub struct AndroidPropsImporter {
+    /// The device build facts (SystemInfo and the SDK property).
+    pub build: super::build_info::BuildInfo,
+}
 
 impl AndroidPropsImporter {
     pub fn system_property(&mut self, ctx: &mut Ctx, ts: i64, data: &[u8]) {
@@ -20,6 +23,10 @@ impl AndroidPropsImporter {
             match field {
                 Ok((1, Value::Bytes(kv))) => {
                     let (name, value) = decode_property(kv);
+                    if name == super::build_info::SDK_PROPERTY {
+                        self.build.sdk_property(value.as_deref().unwrap_or(""));
+                        continue;
+                    }
                     property(ctx, ts, &name, value.as_deref());
                 }
                 Ok(_) => {}
@@ -279,6 +286,18 @@ mod tests {
             Some(MetaValue::Str(s)) if s == "com.example.wall"
         ));
         assert!(ctx.store.counters.is_empty());
+    }
+
+    #[test]
+    fn sdk_property_feeds_the_build_info_only() {
+        let mut ctx = Ctx::new();
+        let mut imp = AndroidPropsImporter::default();
+        let data = props(&[("ro.build.version.sdk", "32")]);
+        imp.system_property(&mut ctx, 5, &data);
+        assert!(ctx.store.counters.is_empty());
+        assert_eq!(ctx.store.metadata_int("android_sdk_version"), None);
+        imp.build.finish(&mut ctx.store);
+        assert_eq!(ctx.store.metadata_int("android_sdk_version"), Some(32));
     }
 
     #[test]

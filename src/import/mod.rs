@@ -2,6 +2,7 @@
 //! timestamp-ordered events, writing into the [`Store`].
 
 pub mod android_props;
+pub mod build_info;
 pub mod counter_tracks;
 pub mod frame_timeline;
 pub mod ftrace;
@@ -312,12 +313,10 @@ impl TokenizerHost for Importer {
     }
     fn on_system_info(&mut self, info: &protos::SystemInfo) {
         let s = &mut self.ctx.store;
-        if let Some(v) = info.android_sdk_version {
-            s.set_metadata("android_sdk_version", MetaValue::Int(v as i64));
-        }
-        if let Some(fp) = &info.android_build_fingerprint {
-            s.set_metadata("android_build_fingerprint", MetaValue::Str(fp.clone()));
-        }
+        let fingerprint = info.android_build_fingerprint.as_deref();
+        self.props
+            .build
+            .system_info(s, info.android_sdk_version, fingerprint);
         if let Some(u) = &info.utsname {
             if let Some(m) = &u.machine {
                 s.set_metadata("system_machine", MetaValue::Str(m.clone()));
@@ -428,6 +427,7 @@ impl Importer {
         self.ftrace.finish(&mut self.ctx);
         self.frame_timeline.finish(&mut self.ctx);
         self.graphics.finish(&mut self.ctx);
+        self.props.build.finish(&mut self.ctx.store);
         self.ctx.procs.flush_args(&mut self.ctx.store);
     }
 }

@@ -1,6 +1,7 @@
 //! The in-memory store: tables shaped like trace_processor's, filled by the importers and
 //! written to SQLite (or read directly by the analysis) afterwards.
 
+pub mod android_version;
 pub mod args;
 pub mod processes;
 pub mod slices;

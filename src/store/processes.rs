@@ -185,18 +185,10 @@ impl ProcessTracker {
         associate_main_threads: bool,
     ) -> Utid {
         let pid = store.processes[upid as usize].pid;
-        let existing = self.get_thread_or_null(store, tid, Some(pid));
-        let utid = match existing {
-            Some(u) => {
-                self.live_tid.insert(tid, u);
-                if let Some(v) = self.tids.get_mut(&tid) {
-                    if v.last() != Some(&u) {
-                        v.retain(|&x| x != u);
-                        v.push(u);
-                    }
-                }
-                u
-            }
+        // Finding an older thread of this process does not make it the one bare tid lookups
+        // resolve to: that stays the newest live thread with the tid.
+        let utid = match self.get_thread_or_null(store, tid, Some(pid)) {
+            Some(u) => u,
             None => self.start_new_thread(store, None, tid),
         };
         if store.threads[utid as usize].upid.is_none() {
@@ -615,6 +607,19 @@ mod tests {
         assert_eq!(b, b2);
         assert_eq!(t.get_thread_or_null(&s, 31, Some(30)), Some(a));
         assert_eq!(t.get_thread_or_null(&s, 31, Some(40)), Some(b));
+    }
+
+    #[test]
+    fn lookup_by_pid_does_not_change_the_bare_tid_lookup() {
+        let (mut s, mut t) = setup();
+        let a = t.update_thread(&mut s, 31, 30);
+        let b = t.start_new_thread_at(&mut s, None, 31);
+        let up40 = t.get_or_create_process(&mut s, 40);
+        t.get_or_create_thread_with_parent(&mut s, 31, up40, true);
+        // Process 30 still has its thread 31...
+        assert_eq!(t.update_thread(&mut s, 31, 30), a);
+        // ...but a bare tid 31 is the newest live thread with that tid.
+        assert_eq!(t.get_or_create_thread(&mut s, 31), b);
     }
 
     #[test]
