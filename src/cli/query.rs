@@ -24,6 +24,10 @@ pub struct QueryArgs {
     pub file: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// As trace_processor_shell's flag of the same name (and its Python API's default): do
+    /// not create threads for ftrace events that only its raw table would record.
+    #[arg(long)]
+    pub no_ftrace_raw: bool,
 }
 
 /// Runs every statement; returns the result of the last one that produces columns.
@@ -75,6 +79,7 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
     let wants_thread_state = crate::analysis::stdlib::needs_thread_state(&sql);
     let load_opts = LoadOptions {
         thread_state: wants_thread_state,
+        ftrace_raw: !a.no_ftrace_raw,
         ..LoadOptions::all()
     };
     let loaded =

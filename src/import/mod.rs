@@ -55,6 +55,11 @@ pub struct LoadOptions {
     pub system_counters: bool,
     /// Build the `thread_state` table from sched and waking events.
     pub thread_state: bool,
+    /// Mirror trace_processor's `ingest_ftrace_in_raw_table` (on in trace_processor_shell and
+    /// the UI, off by default in its Python API): filing an ftrace event in its raw table
+    /// creates the emitting thread even when no parser uses the event. frameprobe keeps no
+    /// raw table, only that side effect, for the events it decodes.
+    pub ftrace_raw: bool,
     /// Show a progress bar on standard error when it is a terminal.
     pub progress: bool,
 }
@@ -73,6 +78,7 @@ impl LoadOptions {
             system_properties: true,
             system_counters: true,
             thread_state: true,
+            ftrace_raw: true,
             progress: true,
         }
     }
@@ -361,6 +367,7 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     let mut tok = Tokenizer::new(opts.wanted());
     let mut imp = Importer::new();
     imp.ftrace.sched.skip_thread_states = !opts.thread_state;
+    imp.ftrace.raw_threads = opts.ftrace_raw;
     let mut warnings = Vec::new();
     let progress = opts.progress && std::io::stderr().is_terminal();
     let total = reader.source_size();

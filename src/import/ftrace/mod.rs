@@ -27,6 +27,9 @@ pub struct FtraceParser {
     pub drm: drm::DrmEvents,
     pub irq: irq::IrqEvents,
     pub binder: binder::BinderTracker,
+    /// Create the thread that emitted each event, as trace_processor's raw table does
+    /// (see `LoadOptions::ftrace_raw`).
+    pub raw_threads: bool,
     seen_first_event: bool,
     drop_before: i64,
     soft_drop_before: i64,
@@ -45,6 +48,7 @@ impl FtraceParser {
             drm: Default::default(),
             irq: Default::default(),
             binder: binder::BinderTracker::default(),
+            raw_threads: true,
             seen_first_event: false,
             drop_before: 0,
             soft_drop_before: 0,
@@ -119,7 +123,7 @@ impl FtraceParser {
         let pid = pid as i64;
         // trace_processor's raw table records every event but sched_switch with the thread
         // that emitted it, creating that thread even in the soft-drop window.
-        if id != fid::SCHED_SWITCH {
+        if self.raw_threads && id != fid::SCHED_SWITCH {
             ctx.procs.get_or_create_thread(&mut ctx.store, pid);
         }
         if ts < self.soft_drop_before {
