@@ -163,6 +163,13 @@ fn analyze_finds_the_benchmark_target_by_package_on_api24() {
     // Macrobenchmark's FrameTimingMetric counts 2 frames for the target (MANIFEST: 3
     // doFrame, 2 DrawFrame).
     assert_eq!(procs[0]["macrobenchmark"]["frameCount"], 2);
+    // Their CPU durations (issue: 35.093750 and 20.810938 ms, the values androidx's
+    // FrameTimingQuery gives with trace_processor's clock conversion): with two frames the
+    // max is the first and the median their mean.
+    let cpu = &procs[0]["macrobenchmark"]["frameDurationCpuMs"];
+    assert_eq!(cpu["max"].as_f64(), Some(35.09375));
+    let p50 = cpu["p50"].as_f64().unwrap();
+    assert!((p50 - (35.09375 + 20.810938) / 2.0).abs() < 1e-6, "{p50}");
 }
 
 #[test]
