@@ -6,6 +6,7 @@ pub mod frame_timeline;
 pub mod ftrace;
 pub mod graphics_frame;
 pub mod process_tree;
+pub mod track_event;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -17,11 +18,15 @@ use crate::store::slices::SliceTracker;
 use crate::store::track_compressor::TrackCompressor;
 use crate::store::tracks::TrackTracker;
 use crate::store::{MetaValue, Store};
+use crate::trace::clock::ClockTracker;
 use crate::trace::fields as f;
 use crate::trace::ftrace_ids as fid;
+use crate::trace::interned::InternedData;
 use crate::trace::reader::{PacketReader, ReadError, TraceSource};
-use crate::trace::sort::{CompactSwitch, CompactWaking, EventSink, PacketEvent};
-use crate::trace::tokenizer::{Tokenizer, TokenizerHost, Wanted};
+use crate::trace::sort::{
+    CompactSwitch, CompactWaking, EventSink, PacketEvent, Sorter, TrackEventMeta,
+};
+use crate::trace::tokenizer::{SequencePacket, Tokenizer, TokenizerHost, Wanted};
 
 /// Which data sources to import. A command asks only for what it needs; skipped data costs
 /// only the time to step over it.
@@ -39,6 +44,9 @@ pub struct LoadOptions {
     pub graphics_frames: bool,
     pub process_tree: bool,
     pub system_properties: bool,
+    /// TrackEvents and their Track / Thread / Process descriptors (Perfetto SDK,
+    /// androidx.tracing, Chromium).
+    pub track_events: bool,
     /// Build the `thread_state` table from sched and waking events.
     pub thread_state: bool,
     /// Show a progress bar on standard error when it is a terminal.
@@ -56,6 +64,7 @@ impl LoadOptions {
             graphics_frames: true,
             process_tree: true,
             system_properties: true,
+            track_events: true,
             thread_state: true,
             progress: true,
         }
@@ -115,6 +124,14 @@ impl LoadOptions {
         if self.system_properties {
             packets.extend([f::ANDROID_SYSTEM_PROPERTY, f::INITIAL_DISPLAY_STATE]);
         }
+        if self.track_events {
+            packets.extend([
+                f::TRACK_EVENT,
+                f::TRACK_DESCRIPTOR,
+                f::THREAD_DESCRIPTOR,
+                f::PROCESS_DESCRIPTOR,
+            ]);
+        }
         Wanted {
             ftrace,
             compact_sched: self.sched,
@@ -160,6 +177,7 @@ pub struct Importer {
     pub graphics: graphics_frame::GraphicsFrameImporter,
     pub process_tree: process_tree::ProcessTreeImporter,
     pub props: android_props::AndroidPropsImporter,
+    pub track_event: track_event::TrackEventImporter,
 }
 
 impl Importer {
@@ -173,6 +191,7 @@ impl Importer {
             graphics: Default::default(),
             process_tree: Default::default(),
             props: Default::default(),
+            track_event: Default::default(),
         }
     }
 }
@@ -202,8 +221,14 @@ impl EventSink for Importer {
             f::PROCESS_STATS => self.process_tree.process_stats(ctx, ts, payload),
             f::ANDROID_SYSTEM_PROPERTY => self.props.system_property(ctx, ts, payload),
             f::INITIAL_DISPLAY_STATE => self.props.initial_display_state(ctx, ts, payload),
+            f::TRACK_DESCRIPTOR | f::THREAD_DESCRIPTOR | f::PROCESS_DESCRIPTOR => {
+                self.track_event.descriptor(ctx, ts, e.field, payload)
+            }
             _ => {}
         }
+    }
+    fn track_event(&mut self, ts: i64, meta: &TrackEventMeta, payload: &[u8]) {
+        self.track_event.event(&mut self.ctx, ts, meta, payload);
     }
     fn out_of_order(&mut self) {
         self.ctx.store.stat(
@@ -217,6 +242,21 @@ impl EventSink for Importer {
 impl TokenizerHost for Importer {
     fn store(&mut self) -> &mut Store {
         &mut self.ctx.store
+    }
+    fn interned(&mut self) -> &mut InternedData {
+        &mut self.track_event.interned
+    }
+    fn tokenize_track_packet(
+        &mut self,
+        p: &SequencePacket<'_>,
+        clocks: &mut ClockTracker,
+        sorter: &mut Sorter,
+    ) -> bool {
+        self.track_event
+            .tokenize(&mut self.ctx.store, p, clocks, sorter)
+    }
+    fn on_first_packet_on_sequence(&mut self, seq_id: u32) {
+        self.track_event.on_first_packet_on_sequence(seq_id);
     }
     fn on_system_info(&mut self, info: &protos::SystemInfo) {
         let s = &mut self.ctx.store;

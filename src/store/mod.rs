@@ -73,6 +73,8 @@ pub struct TrackRow {
     pub source_arg_set_id: Option<ArgSetId>,
     pub machine_id: Option<u32>,
     pub counter_unit: Option<StrId>,
+    /// The enclosing track (TrackDescriptor hierarchies).
+    pub parent_id: Option<TrackId>,
 }
 
 #[derive(Debug, Clone)]
@@ -85,6 +87,16 @@ pub struct SliceRow {
     pub depth: u32,
     pub parent_id: Option<SliceId>,
     pub arg_set_id: Option<ArgSetId>,
+}
+
+/// Thread-time columns of a slice (`thread_ts`, `thread_dur`, ...), known for few slices
+/// (TrackEvents with thread time or instruction counts), so kept apart from [`SliceRow`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SliceThreadTimes {
+    pub thread_ts: Option<i64>,
+    pub thread_dur: Option<i64>,
+    pub thread_instruction_count: Option<i64>,
+    pub thread_instruction_delta: Option<i64>,
 }
 
 #[derive(Debug, Clone)]
@@ -243,6 +255,8 @@ pub struct Store {
     pub threads: Vec<ThreadRow>,
     pub tracks: Vec<TrackRow>,
     pub slices: Vec<SliceRow>,
+    /// Thread-time columns of the slices that have them.
+    pub slice_thread_times: rustc_hash::FxHashMap<SliceId, SliceThreadTimes>,
     pub counters: Vec<CounterRow>,
     pub sched: Vec<SchedRow>,
     pub thread_states: Vec<ThreadStateRow>,

@@ -101,6 +101,19 @@ impl TrackTracker {
         id
     }
 
+    /// A thread's ordinary slice track (atrace slices, TrackEvents of the thread's own
+    /// descriptor, legacy per-thread events all share it).
+    pub fn thread_track(&mut self, store: &mut Store, utid: super::Utid) -> TrackId {
+        self.intern(
+            store,
+            TrackSpec::new(
+                "thread_execution",
+                EventType::Slice,
+                TrackScope::Thread(utid),
+            ),
+        )
+    }
+
     /// Creates a track that is never shared (e.g. one slot of a compressed set).
     pub fn create(store: &mut Store, spec: TrackSpec<'_>) -> TrackId {
         let kind = store.intern(spec.kind);
@@ -134,6 +147,7 @@ impl TrackTracker {
             source_arg_set_id: None,
             machine_id: spec.machine_id,
             counter_unit: None,
+            parent_id: None,
         });
         id
     }

@@ -111,12 +111,41 @@ pub struct PacketEvent {
     pub machine_id: Option<u32>,
 }
 
+/// What the TrackEvent tokenizer worked out for one event from its sequence's state, so
+/// that the parse stage does not depend on the order packets were read in.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TrackEventMeta {
+    pub seq_id: u32,
+    /// Interned-data interval of the sequence when the event was read.
+    pub interval: u32,
+    /// Length of the TrackEvent message at the start of the payload; the rest holds the
+    /// extra counter values as (track uuid, value) pairs of 8 + 8 little-endian bytes.
+    pub event_len: u32,
+    /// TrackEventDefaults.track_uuid of the sequence.
+    pub default_track_uuid: Option<u64>,
+    /// pid and tid of the sequence's ThreadDescriptor.
+    pub thread: Option<(i64, i64)>,
+    pub thread_ts: Option<i64>,
+    pub thread_instructions: Option<i64>,
+    /// Absolute value of a TYPE_COUNTER event.
+    pub counter_value: f64,
+}
+
+/// A TrackEvent waiting for its turn.
+#[derive(Debug, Clone, Copy)]
+struct TrackEventItem {
+    meta: TrackEventMeta,
+    blob: Blob,
+}
+
 /// Receives events in order.
 pub trait EventSink {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]);
     fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch);
     fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking);
     fn packet(&mut self, ts: i64, e: &PacketEvent, payload: &[u8]);
+    /// A TrackEvent (payload as described by [`TrackEventMeta::event_len`]).
+    fn track_event(&mut self, _ts: i64, _meta: &TrackEventMeta, _payload: &[u8]) {}
     /// An event arrived after a later one had already been handed on (windowed mode only).
     fn out_of_order(&mut self);
 }
@@ -182,6 +211,7 @@ impl<T: Copy> Queue<T> {
 
 enum AnyQueue {
     Packet(Queue<PacketEvent>),
+    TrackEvent(Queue<TrackEventItem>),
     Ftrace(u32, Queue<Blob>),
     Switch(u32, Queue<CompactSwitch>),
     Waking(u32, Queue<CompactWaking>),
@@ -191,6 +221,7 @@ impl AnyQueue {
     fn min_ts(&self) -> Option<i64> {
         let (empty, min) = match self {
             AnyQueue::Packet(q) => (q.is_empty(), q.min_ts),
+            AnyQueue::TrackEvent(q) => (q.is_empty(), q.min_ts),
             AnyQueue::Ftrace(_, q) => (q.is_empty(), q.min_ts),
             AnyQueue::Switch(_, q) => (q.is_empty(), q.min_ts),
             AnyQueue::Waking(_, q) => (q.is_empty(), q.min_ts),
@@ -231,8 +262,12 @@ impl Default for Sorter {
     fn default() -> Self {
         Sorter {
             arena: BlobArena::default(),
-            // Queue 0 carries whole packets, as trace_processor's first stream does.
-            queues: vec![AnyQueue::Packet(Queue::new())],
+            // Queue 0 carries whole packets and queue 1 track events, as trace_processor's
+            // first two streams do.
+            queues: vec![
+                AnyQueue::Packet(Queue::new()),
+                AnyQueue::TrackEvent(Queue::new()),
+            ],
             stream_index: Default::default(),
             next_alloc: 0,
             mode: SortingMode::Default,
@@ -311,6 +346,15 @@ impl Sorter {
         }
     }
 
+    /// Queues a TrackEvent; `payload` is laid out as [`TrackEventMeta::event_len`] says.
+    pub fn push_track_event(&mut self, ts: i64, meta: TrackEventMeta, payload: &[u8]) {
+        let Some(a) = self.alloc(ts) else { return };
+        let blob = self.arena.push(payload);
+        if let AnyQueue::TrackEvent(q) = &mut self.queues[1] {
+            q.push(ts, a, TrackEventItem { meta, blob });
+        }
+    }
+
     pub fn push_ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
         let Some(a) = self.alloc(ts) else { return };
         let blob = self.arena.push(event);
@@ -377,6 +421,12 @@ impl Sorter {
                 AnyQueue::Packet(q) => {
                     drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
                         s.packet(ts, e, arena.get(e.blob));
+                        arena.release(e.blob);
+                    })
+                }
+                AnyQueue::TrackEvent(q) => {
+                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
+                        s.track_event(ts, &e.meta, arena.get(e.blob));
                         arena.release(e.blob);
                     })
                 }

@@ -6,6 +6,7 @@ use prost::Message;
 
 use super::clock::{self, ClockKey, ClockTracker};
 use super::fields as f;
+use super::interned::InternedData;
 use super::reader::{decompress, MAX_DECOMPRESSED_BYTES};
 use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
 use super::wire::{Fields, PackedVarints, Value};
@@ -32,12 +33,44 @@ impl Wanted {
 struct SequenceState {
     default_clock: Option<u32>,
     incremental_valid: bool,
+    /// Interned-data interval (see [`InternedData`]); created on the sequence's first packet.
+    interval: Option<u32>,
+    /// The sequence's TracePacketDefaults message, as the data source tokenizers read it.
+    defaults: Option<Vec<u8>>,
+}
+
+/// A TrackEvent-family packet (track event, track / thread / process descriptor) handed to
+/// its data source's tokenizer with the sequence state it was read under.
+pub struct SequencePacket<'a> {
+    /// TracePacket field number of the payload.
+    pub field: u32,
+    pub data: &'a [u8],
+    /// Trace-clock timestamp (the latest one seen when the packet had none).
+    pub ts: i64,
+    pub has_timestamp: bool,
+    pub seq_id: Option<u32>,
+    pub interval: u32,
+    pub incremental_valid: bool,
+    /// TracePacketDefaults of the sequence.
+    pub defaults: Option<&'a [u8]>,
+    pub trusted_pid: Option<i32>,
 }
 
 /// What the tokenizer needs from the importers' side.
 pub trait TokenizerHost: EventSink {
     fn store(&mut self) -> &mut Store;
     fn on_system_info(&mut self, info: &protos::SystemInfo);
+    /// Interned data of every sequence: written while tokenizing, read while parsing.
+    fn interned(&mut self) -> &mut InternedData;
+    /// Tokenizes a TrackEvent-family packet. Returns true when it was consumed; otherwise
+    /// the packet is queued whole for the parse stage.
+    fn tokenize_track_packet(
+        &mut self,
+        p: &SequencePacket<'_>,
+        clocks: &mut ClockTracker,
+        sorter: &mut Sorter,
+    ) -> bool;
+    fn on_first_packet_on_sequence(&mut self, seq_id: u32);
 }
 
 pub struct Tokenizer {
@@ -60,7 +93,10 @@ struct Header<'a> {
     flags: u32,
     incremental_cleared: bool,
     defaults: Option<&'a [u8]>,
+    interned: Option<&'a [u8]>,
     previous_packet_dropped: bool,
+    first_on_sequence: bool,
+    trusted_pid: Option<i32>,
     machine_id: Option<u32>,
     data: Option<(u32, &'a [u8])>,
 }
@@ -73,7 +109,10 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
         flags: 0,
         incremental_cleared: false,
         defaults: None,
+        interned: None,
         previous_packet_dropped: false,
+        first_on_sequence: false,
+        trusted_pid: None,
         machine_id: None,
         data: None,
     };
@@ -86,7 +125,10 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             f::SEQUENCE_FLAGS => h.flags = v.as_u32(),
             f::INCREMENTAL_STATE_CLEARED => h.incremental_cleared = v.as_bool(),
             f::TRACE_PACKET_DEFAULTS => h.defaults = Some(v.as_bytes()),
+            f::INTERNED_DATA => h.interned = Some(v.as_bytes()),
             f::PREVIOUS_PACKET_DROPPED => h.previous_packet_dropped = v.as_bool(),
+            f::FIRST_PACKET_ON_SEQUENCE => h.first_on_sequence = v.as_bool(),
+            f::TRUSTED_PID => h.trusted_pid = Some(v.as_i32()),
             f::MACHINE_ID => h.machine_id = Some(v.as_u32()),
             f::FTRACE_EVENTS
             | f::PROCESS_TREE
@@ -100,6 +142,10 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             | f::INITIAL_DISPLAY_STATE
             | f::FRAME_TIMELINE_EVENT
             | f::ANDROID_SYSTEM_PROPERTY
+            | f::TRACK_EVENT
+            | f::TRACK_DESCRIPTOR
+            | f::THREAD_DESCRIPTOR
+            | f::PROCESS_DESCRIPTOR
             | f::ZSTD_COMPRESSED_PACKETS => {
                 if let Value::Bytes(b) = v {
                     h.data = Some((id, b));
@@ -149,23 +195,37 @@ impl Tokenizer {
             }
         }
         let seq_id = h.seq_id.unwrap_or(0);
-        let seq = self.seqs.entry(seq_id).or_insert(SequenceState {
-            default_clock: None,
-            incremental_valid: true,
-        });
+        // A sequence's incremental state is invalid until its first clear: the packets
+        // before it may have missed their interned data (trace_processor's rule).
+        let seq = self.seqs.entry(seq_id).or_default();
+        let interval = match seq.interval {
+            Some(i) => i,
+            None => *seq.interval.insert(host.interned().new_interval(None)),
+        };
+        if h.first_on_sequence {
+            host.on_first_packet_on_sequence(seq_id);
+        }
         if h.incremental_cleared || h.flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
             seq.incremental_valid = true;
             seq.default_clock = None;
+            seq.defaults = None;
+            seq.interval = Some(host.interned().new_interval(None));
         } else if h.previous_packet_dropped {
             seq.incremental_valid = false;
+            seq.interval = Some(host.interned().new_interval(Some(interval)));
         }
         if let Some(d) = h.defaults {
             if let Ok(defaults) = protos::TracePacketDefaults::decode(d) {
                 seq.default_clock = defaults.timestamp_clock_id;
             }
+            seq.defaults = Some(d.to_vec());
         }
         let default_clock = seq.default_clock;
         let incremental_valid = seq.incremental_valid;
+        let interval = seq.interval.unwrap_or(interval);
+        if let Some(interned) = h.interned {
+            Self::intern(interned, interval, incremental_valid, host);
+        }
         let Some((field, data)) = h.data else { return };
 
         match field {
@@ -245,8 +305,60 @@ impl Tokenizer {
             self.ftrace_bundle(data, host);
             return;
         }
-        if self.wanted.packets.contains(&field) {
-            self.sorter.push_packet(ts, field, data, h.machine_id);
+        if !self.wanted.packets.contains(&field) {
+            return;
+        }
+        if matches!(
+            field,
+            f::TRACK_EVENT | f::TRACK_DESCRIPTOR | f::THREAD_DESCRIPTOR | f::PROCESS_DESCRIPTOR
+        ) {
+            let seq = &self.seqs[&seq_id];
+            let p = SequencePacket {
+                field,
+                data,
+                ts,
+                has_timestamp: h.timestamp.is_some(),
+                seq_id: h.seq_id,
+                interval,
+                incremental_valid,
+                defaults: seq.defaults.as_deref(),
+                trusted_pid: h.trusted_pid,
+            };
+            if host.tokenize_track_packet(&p, &mut self.clocks, &mut self.sorter) {
+                return;
+            }
+        }
+        self.sorter.push_packet(ts, field, data, h.machine_id);
+    }
+
+    /// Stores a packet's interned data in its sequence's current interval; while the
+    /// sequence's state is invalid it would be attributed to the wrong interval, so it is
+    /// dropped (as trace_processor does).
+    fn intern(data: &[u8], interval: u32, valid: bool, host: &mut dyn TokenizerHost) {
+        if !valid {
+            host.store().stat(
+                "interned_data_skipped_incremental_state_invalid",
+                Severity::Info,
+                "Interned data on a sequence whose incremental state was invalid (after data loss, before the next clear) was skipped.",
+            );
+            return;
+        }
+        for field in Fields::new(data) {
+            let Ok((id, v)) = field else {
+                host.store().stat(
+                    "interned_data_tokenizer_errors",
+                    Severity::Info,
+                    "Interned data that could not be decoded or had no interning id was skipped.",
+                );
+                return;
+            };
+            if !host.interned().add(interval, id, v.as_bytes()) {
+                host.store().stat(
+                    "interned_data_tokenizer_errors",
+                    Severity::Info,
+                    "Interned data that could not be decoded or had no interning id was skipped.",
+                );
+            }
         }
     }
 
