@@ -98,6 +98,7 @@ impl Parser<'_> {
                 }
                 let array_key = store.intern(&path.key);
                 loop {
+                    self.ws();
                     let is_null = self.s[self.i..].starts_with(b"null");
                     let mark = path.mark();
                     if is_null {

@@ -14,6 +14,8 @@ mod event;
 mod event_args;
 mod flows;
 mod json;
+#[cfg(test)]
+mod tests;
 mod tokenizer;
 mod tracks;
 
