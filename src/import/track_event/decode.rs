@@ -127,6 +127,15 @@ pub struct TrackEvent<'a> {
     pub correlation_id_str_iid: Option<u64>,
     pub has_extra_counter_values: bool,
     pub has_extra_double_counter_values: bool,
+    /// Which repeated / rarely used fields are present, so that the importer scans the
+    /// message again only for what it has.
+    pub has_category_iids: bool,
+    pub has_categories: bool,
+    pub has_debug_annotations: bool,
+    pub has_flows: bool,
+    /// Fields that may become args by reflection (Chrome typed fields, extensions, unknown
+    /// fields).
+    pub has_reflectable: bool,
 }
 
 impl<'a> TrackEvent<'a> {
@@ -165,7 +174,16 @@ impl<'a> TrackEvent<'a> {
                 te::CORRELATION_ID_STR_IID => e.correlation_id_str_iid = Some(v.as_u64()),
                 te::EXTRA_COUNTER_VALUES => e.has_extra_counter_values = true,
                 te::EXTRA_DOUBLE_COUNTER_VALUES => e.has_extra_double_counter_values = true,
-                _ => {}
+                te::CATEGORY_IIDS => e.has_category_iids = true,
+                te::CATEGORIES => e.has_categories = true,
+                te::DEBUG_ANNOTATIONS => e.has_debug_annotations = true,
+                te::FLOW_IDS
+                | te::FLOW_IDS_OLD
+                | te::TERMINATING_FLOW_IDS
+                | te::TERMINATING_FLOW_IDS_OLD => e.has_flows = true,
+                // Handled by the importer itself.
+                te::EXTRA_COUNTER_TRACK_UUIDS | te::EXTRA_DOUBLE_COUNTER_TRACK_UUIDS => {}
+                _ => e.has_reflectable = true,
             }
         }
         e

@@ -137,6 +137,9 @@ impl TrackEventImporter {
     }
 
     fn category(&mut self, ctx: &mut Ctx, ev: &Event<'_>) -> Option<StrId> {
+        if !ev.e.has_category_iids && !ev.e.has_categories {
+            return None;
+        }
         let store = &mut ctx.store;
         let mut iids = [0u64; 2];
         let mut n_iids = 0usize;
@@ -455,6 +458,9 @@ impl TrackEventImporter {
     }
 
     fn extra_counter_values(&mut self, ctx: &mut Ctx, ev: &mut Event<'_>) {
+        if ev.extra_counters.is_empty() {
+            return;
+        }
         let thread_time = ctx.store.intern("thread_time");
         let instructions = ctx.store.intern("thread_instruction_count");
         for pair in ev.extra_counters.chunks_exact(16) {
@@ -496,6 +502,9 @@ impl TrackEventImporter {
                     "A legacy flow binding without a direction was ignored.",
                 ),
             }
+        }
+        if !ev.e.has_flows {
+            return;
         }
         let bytes = ev.e.bytes;
         let (field, fixed) = if super::decode::has_field(bytes, te::FLOW_IDS) {

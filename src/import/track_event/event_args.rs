@@ -192,8 +192,14 @@ pub fn build(ctx: &mut Ctx, input: &Input<'_, '_>, sink: &mut ArgsSink, path: &m
     if let Some(id) = input.legacy_trace_source_id {
         add(store, sink, "legacy_trace_source_id", ArgValue::Int(id));
     }
-    reflected(ctx, input, sink, path);
+    if e.has_reflectable {
+        reflected(ctx, input, sink, path);
+    }
     let store = &mut ctx.store;
+    if !e.has_debug_annotations {
+        passthrough(store, sink, input);
+        return;
+    }
     path.flat.clear();
     path.key.clear();
     path.push_field("debug");
@@ -215,6 +221,10 @@ pub fn build(ctx: &mut Ctx, input: &Input<'_, '_>, sink: &mut ArgsSink, path: &m
             ),
         }
     }
+    passthrough(store, sink, input);
+}
+
+fn passthrough(store: &mut Store, sink: &mut ArgsSink, input: &Input<'_, '_>) {
     if let Some(u) = input.passthrough_utid {
         let k = store.intern("legacy_event.passthrough_utid");
         sink.add_if_absent(k, ArgValue::UInt(u as u64));

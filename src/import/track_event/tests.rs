@@ -357,3 +357,48 @@ fn legacy_events_without_a_track_use_the_sequence_thread() {
     };
     assert_eq!(s.threads[utid as usize].tid, 8);
 }
+
+#[test]
+fn extra_thread_time_counters_fill_counters_and_the_slice_thread_columns() {
+    // A thread-time counter track under the thread's track; the default extra counter uuids
+    // come from the sequence defaults.
+    let defaults = Msg::new().msg(11, Msg::new().int(11, 10).int(31, 30));
+    let ev = |ts, ty, thread_ns| {
+        packet(1, ts).int(FLAGS, NEEDS_STATE).msg(
+            TRACK_EVENT,
+            Msg::new().int(9, ty).str(23, "work").int(12, thread_ns),
+        )
+    };
+    let s = load(&[
+        packet(1, 0)
+            .int(FLAGS, CLEARED)
+            .msg(DEFAULTS, defaults)
+            .msg(TRACK_DESCRIPTOR, thread_track(10, 5, 6, "T")),
+        packet(1, 0).msg(
+            TRACK_DESCRIPTOR,
+            Msg::new()
+                .int(1, 30)
+                .int(5, 10)
+                .msg(8, Msg::new().int(1, 1)),
+        ),
+        ev(100, 1, 1000),
+        ev(400, 2, 1250),
+    ]);
+    let values: Vec<_> = s.counters.iter().map(|c| (c.ts, c.value)).collect();
+    assert_eq!(values, [(100, 1000.0), (400, 1250.0)]);
+    let t = &s.tracks[s.counters[0].track_id as usize];
+    assert_eq!(s.opt_str(t.name), Some("thread_time"));
+    assert_eq!(s.opt_str(t.counter_unit), Some("ns"));
+    assert_eq!(s.str(t.kind), "thread_counter_track_event");
+    let times = s.slice_thread_times[&0];
+    assert_eq!((times.thread_ts, times.thread_dur), (Some(1000), Some(250)));
+    let conn = crate::store::sqlite::to_connection(&s, Default::default()).unwrap();
+    let row: (i64, i64) = conn
+        .query_row(
+            "select thread_ts, thread_dur from slice where id = 0",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(row, (1000, 250));
+}

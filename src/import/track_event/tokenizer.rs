@@ -440,17 +440,30 @@ impl Tokenizer {
                 "A TrackEvent had extra counter values but no counter tracks; it was dropped.",
             ));
         };
-        let mut uuids = Vec::new();
-        decode::for_each_u64(uuids_from, uuids_field, false, |u| uuids.push(u));
-        let mut values = Vec::new();
-        decode::for_each_u64(event, values_field, doubles, |v| values.push(v));
+        // One more than the maximum is enough to tell which error a long list hits.
+        let mut uuids = [0u64; MAX_EXTRA_COUNTERS + 1];
+        let mut n_uuids = 0;
+        decode::for_each_u64(uuids_from, uuids_field, false, |u| {
+            if n_uuids < uuids.len() {
+                uuids[n_uuids] = u;
+                n_uuids += 1;
+            }
+        });
+        let mut values = [0u64; MAX_EXTRA_COUNTERS + 1];
+        let mut n_values = 0;
+        decode::for_each_u64(event, values_field, doubles, |v| {
+            if n_values < values.len() {
+                values[n_values] = v;
+                n_values += 1;
+            }
+        });
         let state = self
             .sequences
             .entry(seq_id)
             .or_default()
             .for_interval(interval);
-        for (i, raw) in values.into_iter().enumerate() {
-            let uuid = uuids.get(i).copied().unwrap_or(0);
+        for (i, &raw) in values[..n_values].iter().enumerate() {
+            let uuid = uuids[..n_uuids].get(i).copied().unwrap_or(0);
             if uuid == 0 {
                 return Err((
                     "track_event_extra_counter_track_uuid_mismatch",
