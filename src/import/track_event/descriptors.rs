@@ -57,7 +57,7 @@ pub fn parse_thread_descriptor(ctx: &mut Ctx, data: &[u8], sandboxed: bool) -> U
     }
     let utid = ctx.procs.update_thread(&mut ctx.store, tid, pid);
     let name = match t.thread_name.filter(|n| !n.is_empty()) {
-        Some(n) => super::intern_name(&mut ctx.store, n),
+        Some(n) => Some(super::intern_str(&mut ctx.store, n)),
         None => t
             .chrome_thread_type
             .and_then(chrome::thread_name)
@@ -80,7 +80,10 @@ pub fn parse_process_descriptor(ctx: &mut Ctx, _ts: i64, data: &[u8]) -> Upid {
     let upid = ctx
         .procs
         .get_or_create_process(store, p.pid.unwrap_or(0) as i64);
-    if let Some(name) = p.process_name.and_then(|n| super::intern_name(store, n)) {
+    if let Some(name) = p
+        .process_name
+        .and_then(|n| super::intern_nonempty(store, n))
+    {
         ctx.procs.update_process_name(
             store,
             upid,

@@ -166,12 +166,12 @@ impl TrackEventImporter {
                 iid::EVENT_CATEGORIES,
                 iids[0],
             ) {
-                Some(s) => super::intern_name(store, s),
+                Some(s) => Some(super::intern_str(store, s)),
                 None => Some(store.intern(&format!("unknown({})", iids[0]))),
             };
         }
         if n_iids == 0 && n_strs == 1 {
-            return super::intern_name(store, first_str);
+            return Some(super::intern_str(store, first_str));
         }
         if n_iids + n_strs <= 1 {
             return None;
@@ -218,8 +218,8 @@ impl TrackEventImporter {
                 iid::EVENT_NAMES,
                 i,
             )
-            .and_then(|s| super::intern_name(store, s)),
-            None => ev.e.name.and_then(|n| super::intern_name(store, n)),
+            .map(|s| super::intern_str(store, s)),
+            None => ev.e.name.map(|n| super::intern_str(store, n)),
         }
     }
 
@@ -748,7 +748,7 @@ impl TrackEventImporter {
             "thread_name" => {
                 let utid = ev.utid.ok_or(Dropped)?;
                 let value = first_annotation_string().ok_or(Dropped)?;
-                if let Some(n) = super::intern_name(&mut ctx.store, value) {
+                if let Some(n) = super::intern_nonempty(&mut ctx.store, value) {
                     ctx.procs.update_thread_name(
                         &mut ctx.store,
                         utid,
@@ -761,7 +761,7 @@ impl TrackEventImporter {
             "process_name" => {
                 let upid = ev.upid.ok_or(Dropped)?;
                 let value = first_annotation_string().ok_or(Dropped)?;
-                if let Some(n) = super::intern_name(&mut ctx.store, value) {
+                if let Some(n) = super::intern_nonempty(&mut ctx.store, value) {
                     ctx.procs.update_process_name(
                         &mut ctx.store,
                         upid,

@@ -44,10 +44,15 @@ pub struct TrackEventImporter {
     path: args::KeyPath,
 }
 
-/// Names and other strings of track events: empty means absent (NULL), as in
-/// trace_processor's string pool.
-fn intern_name(store: &mut Store, raw: &[u8]) -> Option<StrId> {
-    (!raw.is_empty()).then(|| store.intern(&String::from_utf8_lossy(raw)))
+/// A string of the trace (an empty one stays an empty string, not NULL, as a present but
+/// empty proto string does in trace_processor).
+fn intern_str(store: &mut Store, raw: &[u8]) -> StrId {
+    store.intern(&String::from_utf8_lossy(raw))
+}
+
+/// A name that only counts when non-empty (thread and process names).
+fn intern_nonempty(store: &mut Store, raw: &[u8]) -> Option<StrId> {
+    (!raw.is_empty()).then(|| intern_str(store, raw))
 }
 
 impl TrackEventImporter {

@@ -180,8 +180,8 @@ impl Tokenizer {
             }
             _ => {}
         }
-        r.name = d.any_name().and_then(|n| super::intern_name(store, n));
-        r.description = d.description.and_then(|n| super::intern_name(store, n));
+        r.name = d.any_name().map(|n| super::intern_str(store, n));
+        r.description = d.description.map(|n| super::intern_str(store, n));
 
         if let Some(thread) = d.thread {
             let t = ThreadDescriptor::decode(thread);
@@ -548,7 +548,7 @@ fn counter_reservation(store: &mut Store, r: &mut Reservation, c: &CounterDescri
                 1 => Some(store.intern("ns")),
                 2 => Some(store.intern("count")),
                 3 => Some(store.intern("bytes")),
-                _ => c.unit_name.and_then(|u| super::intern_name(store, u)),
+                _ => c.unit_name.map(|u| super::intern_str(store, u)),
             };
             (unit, None)
         }
@@ -560,8 +560,6 @@ fn counter_reservation(store: &mut Store, r: &mut Reservation, c: &CounterDescri
         is_incremental: c.is_incremental,
         unit,
         builtin_type,
-        y_axis_share_key: c
-            .y_axis_share_key
-            .and_then(|k| super::intern_name(store, k)),
+        y_axis_share_key: c.y_axis_share_key.map(|k| super::intern_str(store, k)),
     });
 }
