@@ -177,6 +177,8 @@ impl ThreadStateRow {
 pub struct FlowRow {
     pub slice_out: SliceId,
     pub slice_in: SliceId,
+    /// The producer's flow id (TrackEvent flows); None for flows the importer inferred.
+    pub trace_id: Option<i64>,
 }
 
 /// Extra columns of `expected_frame_timeline_slice` / `actual_frame_timeline_slice`.

@@ -213,9 +213,9 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
             }
             write_slice_thread_times(conn, s)?;
             write_frame_tables(conn, s)?;
-            let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,NULL,NULL)")?;
+            let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,?,NULL)")?;
             for (i, f) in s.flows.iter().enumerate() {
-                st.execute(params![i as i64, f.slice_out, f.slice_in])?;
+                st.execute(params![i as i64, f.slice_out, f.slice_in, f.trace_id])?;
             }
         }
         if opts.counters {

@@ -47,7 +47,7 @@ impl FlowTracker {
             return;
         };
         let prev = std::mem::replace(last, slice);
-        insert(store, prev, slice);
+        insert(store, prev, slice, flow);
     }
 
     /// Ends a flow at `slice`; `close` forgets the id (terminating flows), otherwise the
@@ -64,7 +64,7 @@ impl FlowTracker {
         if close {
             self.last_slice.remove(&flow);
         }
-        insert(store, prev, slice);
+        insert(store, prev, slice, flow);
     }
 
     /// The flow id of a legacy v1 flow event.
@@ -129,6 +129,7 @@ impl FlowTracker {
                 store.flows.push(FlowRow {
                     slice_out: out,
                     slice_in: slice,
+                    trace_id: Some(flow as i64),
                 });
             }
         }
@@ -144,12 +145,13 @@ fn no_enclosing_slice(store: &mut Store) {
 }
 
 /// A flow row, oriented from the earlier slice to the later one.
-fn insert(store: &mut Store, a: SliceId, b: SliceId) {
+fn insert(store: &mut Store, a: SliceId, b: SliceId, flow: u64) {
     let (ta, tb) = (store.slices[a as usize].ts, store.slices[b as usize].ts);
     let (slice_out, slice_in) = if ta > tb { (b, a) } else { (a, b) };
     store.flows.push(FlowRow {
         slice_out,
         slice_in,
+        trace_id: Some(flow as i64),
     });
 }
 
@@ -178,6 +180,16 @@ mod tests {
             .iter()
             .map(|f| (f.slice_out, f.slice_in))
             .collect()
+    }
+
+    #[test]
+    fn rows_carry_the_flow_id() {
+        let mut s = Store::default();
+        let mut f = FlowTracker::default();
+        let (a, b) = (slice(&mut s, 1), slice(&mut s, 2));
+        f.begin(&mut s, a, 42);
+        f.end(&mut s, b, 42, true);
+        assert_eq!(s.flows[0].trace_id, Some(42));
     }
 
     #[test]
