@@ -111,24 +111,13 @@ pub struct PacketEvent {
     pub machine_id: Option<u32>,
 }
 
-/// What the TrackEvent tokenizer worked out for one event from its sequence's state, so
-/// that the parse stage does not depend on the order packets were read in.
+/// The sequence a TrackEvent was read on; what its tokenizer worked out from the
+/// sequence's state travels in the payload (its layout is the importer's business).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TrackEventMeta {
     pub seq_id: u32,
     /// Interned-data interval of the sequence when the event was read.
     pub interval: u32,
-    /// Length of the TrackEvent message at the start of the payload; the rest holds the
-    /// extra counter values as (track uuid, value) pairs of 8 + 8 little-endian bytes.
-    pub event_len: u32,
-    /// TrackEventDefaults.track_uuid of the sequence.
-    pub default_track_uuid: Option<u64>,
-    /// pid and tid of the sequence's ThreadDescriptor.
-    pub thread: Option<(i64, i64)>,
-    pub thread_ts: Option<i64>,
-    pub thread_instructions: Option<i64>,
-    /// Absolute value of a TYPE_COUNTER event.
-    pub counter_value: f64,
 }
 
 /// A TrackEvent waiting for its turn.
@@ -144,7 +133,7 @@ pub trait EventSink {
     fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch);
     fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking);
     fn packet(&mut self, ts: i64, e: &PacketEvent, payload: &[u8]);
-    /// A TrackEvent (payload as described by [`TrackEventMeta::event_len`]).
+    /// A TrackEvent, with the payload its tokenizer queued.
     fn track_event(&mut self, _ts: i64, _meta: &TrackEventMeta, _payload: &[u8]) {}
     /// An event arrived after a later one had already been handed on (windowed mode only).
     fn out_of_order(&mut self);
@@ -346,7 +335,7 @@ impl Sorter {
         }
     }
 
-    /// Queues a TrackEvent; `payload` is laid out as [`TrackEventMeta::event_len`] says.
+    /// Queues a TrackEvent with an opaque payload.
     pub fn push_track_event(&mut self, ts: i64, meta: TrackEventMeta, payload: &[u8]) {
         let Some(a) = self.alloc(ts) else { return };
         let blob = self.arena.push(payload);

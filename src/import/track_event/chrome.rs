@@ -421,7 +421,9 @@ pub fn reflect(number: u32) -> Reflect {
     if let Some(f) = REFLECTED.iter().find(|f| f.number == number) {
         return Reflect::Args(f);
     }
-    let is_extension = (1000..=1085).contains(&number) || number == 3000;
+    // Chrome's extensions, Android's framework extensions (2001..2199) and the GPU one.
+    let is_extension =
+        (1000..=1085).contains(&number) || (2001..=2199).contains(&number) || number == 3000;
     if is_extension || REFLECT_ALLOWED.contains(&number) {
         return Reflect::NotModeled;
     }

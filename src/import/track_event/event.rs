@@ -6,6 +6,7 @@
 
 use super::decode::{interned as iid, te, LegacyEvent, TrackEvent};
 use super::event_args::{self, parser_error, Input};
+use super::payload::Header;
 use super::tracks::{is_synthetic_tid, synthetic_tid, Scope, Use};
 use super::TrackEventImporter;
 use crate::import::android_props::push_counter;
@@ -23,6 +24,8 @@ use crate::trace::sort::TrackEventMeta;
 struct Event<'a> {
     ts: i64,
     meta: &'a TrackEventMeta,
+    /// What the tokenizer worked out from the sequence's state.
+    head: Header,
     e: TrackEvent<'a>,
     legacy: LegacyEvent<'a>,
     /// (track uuid, value) of the extra counter values.
@@ -54,20 +57,23 @@ impl TrackEventImporter {
         meta: &TrackEventMeta,
         payload: &[u8],
     ) {
-        let split = (meta.event_len as usize).min(payload.len());
-        let (bytes, extra_counters) = payload.split_at(split);
+        let Some((head, bytes, extra_counters)) = super::payload::decode(payload) else {
+            parser_error(&mut ctx.store);
+            return;
+        };
         let e = TrackEvent::decode(bytes);
         let legacy = e.legacy_event.map(LegacyEvent::decode).unwrap_or_default();
         let mut ev = Event {
             ts,
             meta,
+            head,
             category: None,
             name: None,
             track_uuid: 0,
             utid: None,
             upid: None,
-            thread_ts: meta.thread_ts,
-            thread_instructions: meta.thread_instructions,
+            thread_ts: head.thread_ts,
+            thread_instructions: head.thread_instructions,
             fallback_to_thread: false,
             legacy_trace_source_id: None,
             passthrough_utid: None,
@@ -225,8 +231,8 @@ impl TrackEventImporter {
 
     /// Which thread / process the event belongs to, from its track or its sequence.
     fn initial_track_association(&mut self, ctx: &mut Ctx, ev: &mut Event<'_>) -> Result<()> {
-        ev.track_uuid = ev.e.track_uuid.or(ev.meta.default_track_uuid).unwrap_or(0);
-        let thread = ev.meta.thread;
+        ev.track_uuid = ev.e.track_uuid.or(ev.head.default_track_uuid).unwrap_or(0);
+        let thread = ev.head.thread;
         if ev.track_uuid != 0 {
             let resolved = self.tracks.resolve(ctx, ev.track_uuid).ok_or(Dropped)?;
             match resolved.scope {
@@ -441,9 +447,9 @@ impl TrackEventImporter {
     fn legacy_thread_counters(&mut self, ctx: &mut Ctx, ev: &Event<'_>) {
         let Some(utid) = ev.utid else { return };
         for (value, kind, name) in [
-            (ev.meta.thread_ts, "thread_time", "thread_time"),
+            (ev.head.thread_ts, "thread_time", "thread_time"),
             (
-                ev.meta.thread_instructions,
+                ev.head.thread_instructions,
                 "thread_instructions",
                 "thread_instruction_count",
             ),
@@ -484,7 +490,8 @@ impl TrackEventImporter {
     fn counter(&mut self, ctx: &mut Ctx, ev: &mut Event<'_>) -> Result<()> {
         let track = self.track(ctx, ev, Use::Counter)?;
         let args = self.arg_set(ctx, ev, None);
-        push_counter(&mut ctx.store, ev.ts, track, ev.meta.counter_value, args);
+        let value = ev.head.counter_value.unwrap_or(0.0);
+        push_counter(&mut ctx.store, ev.ts, track, value, args);
         Ok(())
     }
 
@@ -604,7 +611,7 @@ impl TrackEventImporter {
         if let (Some(start), Some(_), Some(end)) = (
             t.thread_instruction_count,
             ev.thread_instructions,
-            ev.meta.thread_instructions,
+            ev.head.thread_instructions,
         ) {
             t.thread_instruction_delta = Some(end - start);
         }

@@ -14,6 +14,7 @@ mod event;
 mod event_args;
 mod flows;
 mod json;
+mod payload;
 #[cfg(test)]
 mod tests;
 mod tokenizer;

@@ -9,6 +9,7 @@ use super::decode::{
     self, te, CounterDescriptor, LegacyEvent, ThreadDescriptor, TrackDescriptor, TrackEvent,
     TrackEventDefaults,
 };
+use super::payload::{self, Header};
 use super::tracks::{ChildOrdering, CounterDetails, DescriptorTracks, Merge, Reservation};
 use crate::store::{Severity, Store};
 use crate::trace::clock::{ClockKey, ClockTracker, MONOTONIC};
@@ -293,10 +294,7 @@ impl Tokenizer {
             }
         }
 
-        let mut meta = TrackEventMeta {
-            seq_id,
-            interval: p.interval,
-            event_len: p.data.len() as u32,
+        let mut meta = Header {
             default_track_uuid: defaults.as_ref().and_then(|d| d.track_uuid),
             thread: state.thread,
             ..Default::default()
@@ -359,7 +357,7 @@ impl Tokenizer {
                 );
                 return;
             };
-            meta.counter_value = v;
+            meta.counter_value = Some(v);
         }
         if e.ty() == te::TYPE_STATE && e.track_uuid.or(meta.default_track_uuid).is_none() {
             drop_stat(
@@ -382,8 +380,7 @@ impl Tokenizer {
             );
         }
 
-        self.payload.clear();
-        self.payload.extend_from_slice(p.data);
+        payload::encode(&mut self.payload, &meta, p.data);
         let default_uuids = defaults.as_ref().map_or(&[][..], |d| d.bytes);
         let extras = [
             (
@@ -416,6 +413,10 @@ impl Tokenizer {
                 return;
             }
         }
+        let meta = TrackEventMeta {
+            seq_id,
+            interval: p.interval,
+        };
         sorter.push_track_event(ts, meta, &self.payload);
     }
 
@@ -487,8 +488,7 @@ impl Tokenizer {
                     "A TrackEvent's extra counter named a track that is not a counter; it was dropped.",
                 ));
             };
-            self.payload.extend_from_slice(&uuid.to_le_bytes());
-            self.payload.extend_from_slice(&v.to_le_bytes());
+            payload::push_extra(&mut self.payload, uuid, v);
             *n += 1;
         }
         Ok(())
