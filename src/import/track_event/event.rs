@@ -456,8 +456,8 @@ impl TrackEventImporter {
         ] {
             let Some(v) = value else { continue };
             let name = ctx.store.intern(name);
-            let spec = TrackSpec::new(kind, EventType::Counter, TrackScope::Thread(utid))
-                .name_dimension(name);
+            let spec =
+                TrackSpec::new(kind, EventType::Counter, TrackScope::Thread(utid)).named(name);
             let t = ctx.tracks.intern(&mut ctx.store, spec);
             push_counter(&mut ctx.store, ev.ts, t, v as f64, None);
         }

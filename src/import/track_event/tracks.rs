@@ -396,17 +396,13 @@ impl DescriptorTracks {
         match (interned, usage) {
             (Interned::Track(t), _) => Some(t),
             (Interned::Merged(_), Use::Legacy) => None,
-            (Interned::Merged(set), _) => Some(Self::merged_track(ctx, &set, uuid, usage, self)),
+            (Interned::Merged(set), _) => Some(self.merged_track(ctx, &set, uuid, usage)),
         }
     }
 
-    fn merged_track(
-        ctx: &mut Ctx,
-        set: &MergedSet,
-        uuid: u64,
-        usage: Use,
-        me: &DescriptorTracks,
-    ) -> TrackId {
+    /// The track of a merged set this event goes to (the set's tracks are slots of the
+    /// track compressor, reused once free; the cookie is the descriptor's uuid).
+    fn merged_track(&self, ctx: &mut Ctx, set: &MergedSet, uuid: u64, usage: Use) -> TrackId {
         let dims = [
             ("parent_track_uuid", DimValue::Int(set.parent_uuid as i64)),
             ("merge_key_type", DimValue::Int(set.merge_type)),
@@ -428,7 +424,7 @@ impl DescriptorTracks {
             Use::Parent => ctx.compressor.default_track(store, spec),
         };
         if ctx.store.tracks.len() > before {
-            let args = me.track_args(&mut ctx.store, uuid, set.seq, set.is_root_in_scope);
+            let args = self.track_args(&mut ctx.store, uuid, set.seq, set.is_root_in_scope);
             let row = &mut ctx.store.tracks[track as usize];
             row.source_arg_set_id = args;
             row.parent_id = set.parent_track;
