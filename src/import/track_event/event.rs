@@ -605,7 +605,7 @@ impl TrackEventImporter {
         };
         if let (Some(start), Some(end)) = (t.thread_ts, ev.thread_ts) {
             if end != start {
-                t.thread_dur = Some(end - start);
+                t.thread_dur = Some(end.wrapping_sub(start));
             }
         }
         if let (Some(start), Some(_), Some(end)) = (
@@ -613,7 +613,7 @@ impl TrackEventImporter {
             ev.thread_instructions,
             ev.head.thread_instructions,
         ) {
-            t.thread_instruction_delta = Some(end - start);
+            t.thread_instruction_delta = Some(end.wrapping_sub(start));
         }
         Ok(())
     }
