@@ -511,6 +511,39 @@ mod tests {
         fn out_of_order(&mut self) {
             self.0.push((-1, "ooo".into()));
         }
+        fn track_event(&mut self, ts: i64, m: &TrackEventMeta, p: &[u8]) {
+            self.0
+                .push((ts, format!("t{}:{}", m.seq_id, String::from_utf8_lossy(p))));
+        }
+    }
+
+    #[test]
+    fn track_events_are_the_second_stream() {
+        let mut s = Sorter::default();
+        s.push_ftrace(10, 0, b"f");
+        s.push_track_event(
+            10,
+            TrackEventMeta {
+                seq_id: 3,
+                interval: 0,
+            },
+            b"te",
+        );
+        s.push_packet(10, 60, b"desc", None);
+        let mut r = Rec::default();
+        s.extract_all(&mut r);
+        let got: Vec<_> = r.0.iter().map(|(t, n)| format!("{t}{n}")).collect();
+        // Ties: whole packets first, then track events, then per-CPU ftrace.
+        assert_eq!(got, ["10p:desc", "10t3:te", "10f0:f"]);
+
+        // A queue whose head is earliest drains through the next head's timestamp.
+        s.push_packet(10, 60, b"desc", None);
+        s.push_track_event(5, TrackEventMeta::default(), b"early");
+        s.push_track_event(10, TrackEventMeta::default(), b"tie");
+        let mut r = Rec::default();
+        s.extract_all(&mut r);
+        let got: Vec<_> = r.0.iter().map(|(t, n)| format!("{t}{n}")).collect();
+        assert_eq!(got, ["5t0:early", "10t0:tie", "10p:desc"]);
     }
 
     #[test]
