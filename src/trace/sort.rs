@@ -537,6 +537,7 @@ mod tests {
         assert_eq!(got, ["10p:desc", "10t3:te", "10f0:f"]);
 
         // A queue whose head is earliest drains through the next head's timestamp.
+        let mut s = Sorter::default();
         s.push_packet(10, 60, b"desc", None);
         s.push_track_event(5, TrackEventMeta::default(), b"early");
         s.push_track_event(10, TrackEventMeta::default(), b"tie");
