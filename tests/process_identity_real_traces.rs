@@ -7,21 +7,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-/// Pairs that differ for reasons outside process identity. They are compared and reported,
-/// but only fail the test once they match (so the entry is then removed here).
-const ELSEWHERE: &[(&str, &str, &str)] = &[(
-    "androidx_api35_startup_cold_classinit",
-    "threads",
-    "thread 13800 is named CrBrowserMain by a track_event ThreadDescriptor",
-)];
-
-fn elsewhere(trace: &str, query: &str) -> Option<&'static str> {
-    ELSEWHERE
-        .iter()
-        .find(|(t, q, _)| trace.starts_with(t) && (*q == "*" || *q == query))
-        .map(|(_, _, why)| *why)
-}
-
 /// NULL is `[NULL]` in the oracle and an empty cell in frameprobe's CSV.
 fn normalize(rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
     rows.into_iter()
@@ -87,19 +72,12 @@ fn processes_and_threads_match_trace_processor() {
             let first_diff = (0..expected.len().max(actual.len()))
                 .find(|&i| expected.get(i) != actual.get(i))
                 .map(|i| (i, expected.get(i).cloned(), actual.get(i).cloned()));
-            match (first_diff, elsewhere(trace, query)) {
-                (None, Some(why)) => failures.push(format!(
-                    "{trace}/{query} now matches: drop its ELSEWHERE entry ({why})"
-                )),
-                (None, None) => {}
-                (Some(d), Some(why)) => {
-                    eprintln!("known difference {trace}/{query} at row {}: {why}", d.0)
-                }
-                (Some((i, e, a)), None) => failures.push(format!(
+            if let Some((i, e, a)) = first_diff {
+                failures.push(format!(
                     "{trace}/{query} row {i}: expected {e:?}, got {a:?} ({} vs {} rows)",
                     expected.len(),
                     actual.len()
-                )),
+                ));
             }
         }
     }

@@ -222,6 +222,7 @@ impl FrameTimelineImporter {
             ctx.store.flows.push(FlowRow {
                 slice_out: surface,
                 slice_in: id,
+                trace_id: None,
             });
         }
     }

@@ -13,6 +13,7 @@ pub mod power;
 pub mod process_memory;
 pub mod process_tree;
 pub mod sys_stats;
+pub mod track_event;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -24,11 +25,15 @@ use crate::store::slices::SliceTracker;
 use crate::store::track_compressor::TrackCompressor;
 use crate::store::tracks::TrackTracker;
 use crate::store::{MetaValue, Store};
+use crate::trace::clock::ClockTracker;
 use crate::trace::fields as f;
 use crate::trace::ftrace_ids as fid;
+use crate::trace::interned::InternedData;
 use crate::trace::reader::{PacketReader, ReadError, TraceSource};
-use crate::trace::sort::{CompactSwitch, CompactWaking, EventSink, PacketEvent};
-use crate::trace::tokenizer::{Tokenizer, TokenizerHost, Wanted};
+use crate::trace::sort::{
+    CompactSwitch, CompactWaking, EventSink, PacketEvent, Sorter, TrackEventMeta,
+};
+use crate::trace::tokenizer::{SequencePacket, Tokenizer, TokenizerHost, Wanted};
 
 /// Which data sources to import. A command asks only for what it needs; skipped data costs
 /// only the time to step over it.
@@ -53,6 +58,9 @@ pub struct LoadOptions {
     pub system_properties: bool,
     /// Polled system counters: sys_stats, battery, power rails, GPU memory.
     pub system_counters: bool,
+    /// TrackEvents and their Track / Thread / Process descriptors (Perfetto SDK,
+    /// androidx.tracing, Chromium).
+    pub track_events: bool,
     /// Build the `thread_state` table from sched and waking events.
     pub thread_state: bool,
     /// Mirror trace_processor's `ingest_ftrace_in_raw_table` (on in trace_processor_shell and
@@ -77,6 +85,7 @@ impl LoadOptions {
             process_tree: true,
             system_properties: true,
             system_counters: true,
+            track_events: true,
             thread_state: true,
             ftrace_raw: true,
             progress: true,
@@ -201,6 +210,14 @@ impl LoadOptions {
                 f::GPU_MEM_TOTAL_EVENT,
             ]);
         }
+        if self.track_events {
+            packets.extend([
+                f::TRACK_EVENT,
+                f::TRACK_DESCRIPTOR,
+                f::THREAD_DESCRIPTOR,
+                f::PROCESS_DESCRIPTOR,
+            ]);
+        }
         Wanted {
             ftrace,
             compact_sched: self.sched,
@@ -250,6 +267,7 @@ pub struct Importer {
     pub props: android_props::AndroidPropsImporter,
     pub sys_stats: sys_stats::SysStatsImporter,
     pub power: power::PowerImporter,
+    pub track_event: track_event::TrackEventImporter,
 }
 
 impl Importer {
@@ -265,6 +283,7 @@ impl Importer {
             props: Default::default(),
             sys_stats: Default::default(),
             power: Default::default(),
+            track_event: Default::default(),
         }
     }
 }
@@ -301,8 +320,14 @@ impl EventSink for Importer {
             f::BATTERY => self.power.battery(ctx, ts, payload),
             f::POWER_RAILS => self.power.energy(ctx, ts, payload),
             f::GPU_MEM_TOTAL_EVENT => gpu_mem::gpu_mem_total(ctx, ts, payload),
+            f::TRACK_DESCRIPTOR | f::THREAD_DESCRIPTOR | f::PROCESS_DESCRIPTOR => {
+                self.track_event.descriptor(ctx, ts, e.field, payload)
+            }
             _ => {}
         }
+    }
+    fn track_event(&mut self, ts: i64, meta: &TrackEventMeta, payload: &[u8]) {
+        self.track_event.event(&mut self.ctx, ts, meta, payload);
     }
     fn out_of_order(&mut self) {
         self.ctx.store.stat(
@@ -316,6 +341,21 @@ impl EventSink for Importer {
 impl TokenizerHost for Importer {
     fn store(&mut self) -> &mut Store {
         &mut self.ctx.store
+    }
+    fn interned(&mut self) -> &mut InternedData {
+        &mut self.track_event.interned
+    }
+    fn tokenize_track_packet(
+        &mut self,
+        p: &SequencePacket<'_>,
+        clocks: &mut ClockTracker,
+        sorter: &mut Sorter,
+    ) -> bool {
+        self.track_event
+            .tokenize(&mut self.ctx.store, p, clocks, sorter)
+    }
+    fn on_first_packet_on_sequence(&mut self, seq_id: u32) {
+        self.track_event.on_first_packet_on_sequence(seq_id);
     }
     fn on_system_info(&mut self, info: &protos::SystemInfo) {
         let s = &mut self.ctx.store;

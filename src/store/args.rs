@@ -10,6 +10,10 @@ pub enum ArgValue {
     Str(StrId),
     Real(f64),
     Bool(bool),
+    /// An address (debug annotation pointer values); shown as hex.
+    Pointer(u64),
+    /// A key without a value (e.g. an empty proto message in reflected args).
+    Null,
 }
 
 impl ArgValue {
@@ -20,6 +24,8 @@ impl ArgValue {
             ArgValue::Str(_) => "string",
             ArgValue::Real(_) => "real",
             ArgValue::Bool(_) => "bool",
+            ArgValue::Pointer(_) => "pointer",
+            ArgValue::Null => "null",
         }
     }
 
@@ -30,6 +36,8 @@ impl ArgValue {
             ArgValue::Str(s) => (2, s.0 as u64),
             ArgValue::Real(v) => (3, v.to_bits()),
             ArgValue::Bool(v) => (4, v as u64),
+            ArgValue::Pointer(v) => (5, v),
+            ArgValue::Null => (6, 0),
         }
     }
 }

@@ -74,6 +74,8 @@ pub struct TrackRow {
     pub source_arg_set_id: Option<ArgSetId>,
     pub machine_id: Option<u32>,
     pub counter_unit: Option<StrId>,
+    /// The enclosing track (TrackDescriptor hierarchies).
+    pub parent_id: Option<TrackId>,
 }
 
 #[derive(Debug, Clone)]
@@ -86,6 +88,16 @@ pub struct SliceRow {
     pub depth: u32,
     pub parent_id: Option<SliceId>,
     pub arg_set_id: Option<ArgSetId>,
+}
+
+/// Thread-time columns of a slice (`thread_ts`, `thread_dur`, ...), known for few slices
+/// (TrackEvents with thread time or instruction counts), so kept apart from [`SliceRow`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SliceThreadTimes {
+    pub thread_ts: Option<i64>,
+    pub thread_dur: Option<i64>,
+    pub thread_instruction_count: Option<i64>,
+    pub thread_instruction_delta: Option<i64>,
 }
 
 #[derive(Debug, Clone)]
@@ -196,6 +208,8 @@ pub struct SpuriousWakeupRow {
 pub struct FlowRow {
     pub slice_out: SliceId,
     pub slice_in: SliceId,
+    /// The producer's flow id (TrackEvent flows); None for flows the importer inferred.
+    pub trace_id: Option<i64>,
 }
 
 /// Extra columns of `expected_frame_timeline_slice` / `actual_frame_timeline_slice`.
@@ -274,6 +288,8 @@ pub struct Store {
     pub threads: Vec<ThreadRow>,
     pub tracks: Vec<TrackRow>,
     pub slices: Vec<SliceRow>,
+    /// Thread-time columns of the slices that have them.
+    pub slice_thread_times: rustc_hash::FxHashMap<SliceId, SliceThreadTimes>,
     pub counters: Vec<CounterRow>,
     pub sched: Vec<SchedRow>,
     pub thread_states: Vec<ThreadStateRow>,

@@ -16,12 +16,18 @@ pub enum ThreadNamePriority {
     Other = 0,
     Ftrace = 1,
     ProcessTree = 2,
+    /// A Chrome thread type named by a TrackDescriptor.
+    TrackDescriptorThreadType = 3,
+    TrackDescriptor = 4,
     TraceProcessorConstant = 5,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ProcessNamePriority {
     Other = 0,
+    ChromeProcessLabel = 1,
+    TrackDescriptor = 2,
+    ChromeProcessLabelRenderer = 3,
     System = 4,
 }
 

@@ -116,6 +116,7 @@ CREATE VIEW args AS
       WHEN 'uint' THEN CAST(int_value AS TEXT)
       WHEN 'string' THEN string_value
       WHEN 'real' THEN CAST(real_value AS TEXT)
+      WHEN 'pointer' THEN printf('0x%x', int_value)
       WHEN 'bool' THEN (CASE WHEN int_value != 0 THEN 'true' ELSE 'false' END)
       ELSE NULL END AS display_value
   FROM __intrinsic_args;

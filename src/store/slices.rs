@@ -251,26 +251,37 @@ impl SliceTracker {
 
     /// Merges extra args into an existing slice's set.
     pub fn add_args(store: &mut Store, sid: SliceId, extra: Vec<(StrId, ArgValue)>) {
+        Self::merge_args(
+            store,
+            sid,
+            extra.into_iter().map(|(k, v)| (k, k, v)).collect(),
+        );
+    }
+
+    /// Merges extra (flat key, key, value) args into an existing slice's set: a key already
+    /// there takes the new value in place (trace_processor's "add or update").
+    pub fn merge_args(store: &mut Store, sid: SliceId, extra: Vec<(StrId, StrId, ArgValue)>) {
         if extra.is_empty() {
             return;
         }
-        let mut all: Vec<(StrId, ArgValue)> = match store.slices[sid as usize].arg_set_id {
+        let mut all: Vec<(StrId, StrId, ArgValue)> = match store.slices[sid as usize].arg_set_id {
             Some(id) => store
                 .args
                 .set(id)
                 .iter()
-                .map(|a| (a.key, a.value.clone()))
+                .map(|a| (a.flat_key, a.key, a.value.clone()))
                 .collect(),
             None => Vec::new(),
         };
-        for (k, v) in extra {
-            if let Some(slot) = all.iter_mut().find(|(kk, _)| *kk == k) {
-                slot.1 = v;
+        for (fk, k, v) in extra {
+            if let Some(slot) = all.iter_mut().find(|(_, kk, _)| *kk == k) {
+                slot.0 = fk;
+                slot.2 = v;
             } else {
-                all.push((k, v));
+                all.push((fk, k, v));
             }
         }
-        store.slices[sid as usize].arg_set_id = store.args.insert_set(all);
+        store.slices[sid as usize].arg_set_id = store.args.insert_set_with_flat_keys(all);
     }
 
     pub fn top_of(&self, track: TrackId) -> Option<SliceId> {

@@ -138,7 +138,7 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
             ])?;
         }
         let mut st = conn.prepare(
-            "INSERT INTO __intrinsic_track(id,name,type,event_type,dimension_arg_set_id,parent_id,source_arg_set_id,machine_id,counter_unit,utid,upid,cpu) VALUES (?,?,?,?,?,NULL,?,?,?,?,?,?)",
+            "INSERT INTO __intrinsic_track(id,name,type,event_type,dimension_arg_set_id,parent_id,source_arg_set_id,machine_id,counter_unit,utid,upid,cpu) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         )?;
         for (i, t) in s.tracks.iter().enumerate() {
             let (utid, upid, cpu) = match t.scope {
@@ -157,6 +157,7 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                 s.str(t.kind),
                 ev,
                 t.dimension_arg_set_id,
+                t.parent_id,
                 t.source_arg_set_id,
                 t.machine_id,
                 opt_str(s, t.counter_unit),
@@ -210,10 +211,11 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                     }
                 }
             }
+            write_slice_thread_times(conn, s)?;
             write_frame_tables(conn, s)?;
-            let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,NULL,NULL)")?;
+            let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,?,NULL)")?;
             for (i, f) in s.flows.iter().enumerate() {
-                st.execute(params![i as i64, f.slice_out, f.slice_in])?;
+                st.execute(params![i as i64, f.slice_out, f.slice_in, f.trace_id])?;
             }
         }
         if opts.counters {
@@ -269,8 +271,10 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                     ArgValue::Int(v) => (Some(*v), None, None),
                     ArgValue::UInt(v) => (Some(*v as i64), None, None),
                     ArgValue::Bool(v) => (Some(*v as i64), None, None),
+                    ArgValue::Pointer(v) => (Some(*v as i64), None, None),
                     ArgValue::Str(v) => (None, Some(s.str(*v)), None),
                     ArgValue::Real(v) => (None, None, Some(*v)),
+                    ArgValue::Null => (None, None, None),
                 };
                 st.execute(params![
                     id,
@@ -361,6 +365,26 @@ fn write_thread_states(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     )
 }
 
+/// The thread-time columns of the few slices that have them.
+fn write_slice_thread_times(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+    if s.slice_thread_times.is_empty() {
+        return Ok(());
+    }
+    let mut st = conn.prepare(
+        "UPDATE __intrinsic_slice SET thread_ts=?, thread_dur=?, thread_instruction_count=?, thread_instruction_delta=? WHERE id=?",
+    )?;
+    for (id, t) in &s.slice_thread_times {
+        st.execute(params![
+            t.thread_ts,
+            t.thread_dur,
+            t.thread_instruction_count,
+            t.thread_instruction_delta,
+            id
+        ])?;
+    }
+    Ok(())
+}
+
 fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     let mut exp = conn.prepare(
         "INSERT INTO expected_frame_timeline_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id,display_frame_token,surface_frame_token,upid,layer_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -443,8 +467,10 @@ fn arg_to_sql(s: &Store, v: &ArgValue) -> Value {
         ArgValue::Int(i) => Value::Integer(*i),
         ArgValue::UInt(u) => Value::Integer(*u as i64),
         ArgValue::Bool(b) => Value::Integer(*b as i64),
+        ArgValue::Pointer(p) => Value::Integer(*p as i64),
         ArgValue::Real(r) => Value::Real(*r),
         ArgValue::Str(id) => Value::Text(s.str(*id).to_string()),
+        ArgValue::Null => Value::Null,
     }
 }
 

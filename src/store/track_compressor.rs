@@ -23,6 +23,8 @@ struct SetKey {
     kind: StrId,
     scope: TrackScope,
     name: Option<StrId>,
+    /// The spec's extra dimension (e.g. the parent track of merged descriptor tracks).
+    extra: i64,
     machine_id: Option<u32>,
 }
 
@@ -41,6 +43,7 @@ impl TrackCompressor {
             } else {
                 None
             },
+            extra: spec.extra,
             machine_id: spec.machine_id,
         };
         self.sets.entry(key).or_default()
@@ -107,6 +110,16 @@ impl TrackCompressor {
             *nest = nest.saturating_sub(1);
         }
         Self::track_of(store, &mut tracks[i], &spec)
+    }
+
+    /// The set's first track (created for cookie 0 when the set is empty), e.g. to be the
+    /// parent of other tracks.
+    pub fn default_track(&mut self, store: &mut Store, spec: TrackSpec<'_>) -> TrackId {
+        let tracks = self.set(store, &spec);
+        if tracks.is_empty() {
+            Self::slot_for_cookie(tracks, 0);
+        }
+        Self::track_of(store, &mut tracks[0], &spec)
     }
 
     /// Track for a slice with a known duration: the first slot free at `ts`.

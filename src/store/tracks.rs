@@ -145,6 +145,7 @@ impl TrackTracker {
             source_arg_set_id: None,
             machine_id: spec.machine_id,
             counter_unit: None,
+            parent_id: None,
         });
         id
     }

@@ -2,6 +2,7 @@
 //! timestamp-ordered events for the importers.
 
 pub mod clock;
+pub mod interned;
 pub mod power_rails;
 pub mod reader;
 pub mod sort;
@@ -17,6 +18,7 @@ pub mod fields {
     pub const TIMESTAMP: u32 = 8;
     pub const PROCESS_STATS: u32 = 9;
     pub const TRUSTED_PACKET_SEQUENCE_ID: u32 = 10;
+    pub const TRACK_EVENT: u32 = 11;
     pub const INTERNED_DATA: u32 = 12;
     pub const SEQUENCE_FLAGS: u32 = 13;
     pub const TRACE_CONFIG: u32 = 33;
@@ -24,16 +26,20 @@ pub mod fields {
     /// Sorted as one event per energy sample (see `trace::power_rails`).
     pub const POWER_RAILS: u32 = 40;
     pub const INCREMENTAL_STATE_CLEARED: u32 = 41;
+    pub const PROCESS_DESCRIPTOR: u32 = 43;
+    pub const THREAD_DESCRIPTOR: u32 = 44;
     pub const PREVIOUS_PACKET_DROPPED: u32 = 42;
     pub const SYSTEM_INFO: u32 = 45;
     pub const COMPRESSED_PACKETS: u32 = 50;
     pub const GRAPHICS_FRAME_EVENT: u32 = 57;
     pub const TIMESTAMP_CLOCK_ID: u32 = 58;
     pub const TRACE_PACKET_DEFAULTS: u32 = 59;
+    pub const TRACK_DESCRIPTOR: u32 = 60;
     pub const SERVICE_EVENT: u32 = 69;
     pub const GPU_MEM_TOTAL_EVENT: u32 = 71;
     pub const INITIAL_DISPLAY_STATE: u32 = 70;
     pub const FRAME_TIMELINE_EVENT: u32 = 76;
+    pub const TRUSTED_PID: u32 = 79;
     pub const ANDROID_SYSTEM_PROPERTY: u32 = 86;
     pub const FIRST_PACKET_ON_SEQUENCE: u32 = 87;
     pub const MACHINE_ID: u32 = 98;

@@ -111,12 +111,30 @@ pub struct PacketEvent {
     pub machine_id: Option<u32>,
 }
 
+/// The sequence a TrackEvent was read on; what its tokenizer worked out from the
+/// sequence's state travels in the payload (its layout is the importer's business).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TrackEventMeta {
+    pub seq_id: u32,
+    /// Interned-data interval of the sequence when the event was read.
+    pub interval: u32,
+}
+
+/// A TrackEvent waiting for its turn.
+#[derive(Debug, Clone, Copy)]
+struct TrackEventItem {
+    meta: TrackEventMeta,
+    blob: Blob,
+}
+
 /// Receives events in order.
 pub trait EventSink {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]);
     fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch);
     fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking);
     fn packet(&mut self, ts: i64, e: &PacketEvent, payload: &[u8]);
+    /// A TrackEvent, with the payload its tokenizer queued.
+    fn track_event(&mut self, _ts: i64, _meta: &TrackEventMeta, _payload: &[u8]) {}
     /// An event arrived after a later one had already been handed on (windowed mode only).
     fn out_of_order(&mut self);
 }
@@ -182,6 +200,7 @@ impl<T: Copy> Queue<T> {
 
 enum AnyQueue {
     Packet(Queue<PacketEvent>),
+    TrackEvent(Queue<TrackEventItem>),
     Ftrace(u32, Queue<Blob>),
     Switch(u32, Queue<CompactSwitch>),
     Waking(u32, Queue<CompactWaking>),
@@ -191,6 +210,7 @@ impl AnyQueue {
     fn min_ts(&self) -> Option<i64> {
         let (empty, min) = match self {
             AnyQueue::Packet(q) => (q.is_empty(), q.min_ts),
+            AnyQueue::TrackEvent(q) => (q.is_empty(), q.min_ts),
             AnyQueue::Ftrace(_, q) => (q.is_empty(), q.min_ts),
             AnyQueue::Switch(_, q) => (q.is_empty(), q.min_ts),
             AnyQueue::Waking(_, q) => (q.is_empty(), q.min_ts),
@@ -231,8 +251,12 @@ impl Default for Sorter {
     fn default() -> Self {
         Sorter {
             arena: BlobArena::default(),
-            // Queue 0 carries whole packets, as trace_processor's first stream does.
-            queues: vec![AnyQueue::Packet(Queue::new())],
+            // Queue 0 carries whole packets and queue 1 track events, as trace_processor's
+            // first two streams do.
+            queues: vec![
+                AnyQueue::Packet(Queue::new()),
+                AnyQueue::TrackEvent(Queue::new()),
+            ],
             stream_index: Default::default(),
             next_alloc: 0,
             mode: SortingMode::Default,
@@ -311,6 +335,15 @@ impl Sorter {
         }
     }
 
+    /// Queues a TrackEvent with an opaque payload.
+    pub fn push_track_event(&mut self, ts: i64, meta: TrackEventMeta, payload: &[u8]) {
+        let Some(a) = self.alloc(ts) else { return };
+        let blob = self.arena.push(payload);
+        if let AnyQueue::TrackEvent(q) = &mut self.queues[1] {
+            q.push(ts, a, TrackEventItem { meta, blob });
+        }
+    }
+
     pub fn push_ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
         let Some(a) = self.alloc(ts) else { return };
         let blob = self.arena.push(event);
@@ -377,6 +410,12 @@ impl Sorter {
                 AnyQueue::Packet(q) => {
                     drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
                         s.packet(ts, e, arena.get(e.blob));
+                        arena.release(e.blob);
+                    })
+                }
+                AnyQueue::TrackEvent(q) => {
+                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
+                        s.track_event(ts, &e.meta, arena.get(e.blob));
                         arena.release(e.blob);
                     })
                 }
@@ -472,6 +511,40 @@ mod tests {
         fn out_of_order(&mut self) {
             self.0.push((-1, "ooo".into()));
         }
+        fn track_event(&mut self, ts: i64, m: &TrackEventMeta, p: &[u8]) {
+            self.0
+                .push((ts, format!("t{}:{}", m.seq_id, String::from_utf8_lossy(p))));
+        }
+    }
+
+    #[test]
+    fn track_events_are_the_second_stream() {
+        let mut s = Sorter::default();
+        s.push_ftrace(10, 0, b"f");
+        s.push_track_event(
+            10,
+            TrackEventMeta {
+                seq_id: 3,
+                interval: 0,
+            },
+            b"te",
+        );
+        s.push_packet(10, 60, b"desc", None);
+        let mut r = Rec::default();
+        s.extract_all(&mut r);
+        let got: Vec<_> = r.0.iter().map(|(t, n)| format!("{t}{n}")).collect();
+        // Ties: whole packets first, then track events, then per-CPU ftrace.
+        assert_eq!(got, ["10p:desc", "10t3:te", "10f0:f"]);
+
+        // A queue whose head is earliest drains through the next head's timestamp.
+        let mut s = Sorter::default();
+        s.push_packet(10, 60, b"desc", None);
+        s.push_track_event(5, TrackEventMeta::default(), b"early");
+        s.push_track_event(10, TrackEventMeta::default(), b"tie");
+        let mut r = Rec::default();
+        s.extract_all(&mut r);
+        let got: Vec<_> = r.0.iter().map(|(t, n)| format!("{t}{n}")).collect();
+        assert_eq!(got, ["5t0:early", "10t0:tie", "10p:desc"]);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use prost::Message;
 use super::clock::{self, ClockKey, ClockTracker};
 use super::fields as f;
 use super::ftrace_ids as fid;
+use super::interned::InternedData;
 use super::power_rails;
 use super::reader::{decompress, MAX_DECOMPRESSED_BYTES};
 use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
@@ -38,6 +39,27 @@ struct SequenceState {
     incremental_valid: bool,
     /// InternedData.kernel_symbols: iid -> symbol name (sched_blocked_reason callers).
     kernel_symbols: rustc_hash::FxHashMap<u64, StrId>,
+    /// Interned-data interval (see [`InternedData`]); created on the sequence's first packet.
+    interval: Option<u32>,
+    /// The sequence's TracePacketDefaults message, as the data source tokenizers read it.
+    defaults: Option<Vec<u8>>,
+}
+
+/// A TrackEvent-family packet (track event, track / thread / process descriptor) handed to
+/// its data source's tokenizer with the sequence state it was read under.
+pub struct SequencePacket<'a> {
+    /// TracePacket field number of the payload.
+    pub field: u32,
+    pub data: &'a [u8],
+    /// Trace-clock timestamp (the latest one seen when the packet had none).
+    pub ts: i64,
+    pub has_timestamp: bool,
+    pub seq_id: Option<u32>,
+    pub interval: u32,
+    pub incremental_valid: bool,
+    /// TracePacketDefaults of the sequence.
+    pub defaults: Option<&'a [u8]>,
+    pub trusted_pid: Option<i32>,
 }
 
 /// What the tokenizer needs from the importers' side.
@@ -46,6 +68,17 @@ pub trait TokenizerHost: EventSink {
     fn on_system_info(&mut self, info: &protos::SystemInfo);
     /// The rail descriptors of a PowerRails packet, in file order (before any sample).
     fn on_power_rail_descriptors(&mut self, _power_rails: &[u8]) {}
+    /// Interned data of every sequence: written while tokenizing, read while parsing.
+    fn interned(&mut self) -> &mut InternedData;
+    /// Tokenizes a TrackEvent-family packet. Returns true when it was consumed; otherwise
+    /// the packet is queued whole for the parse stage.
+    fn tokenize_track_packet(
+        &mut self,
+        p: &SequencePacket<'_>,
+        clocks: &mut ClockTracker,
+        sorter: &mut Sorter,
+    ) -> bool;
+    fn on_first_packet_on_sequence(&mut self, seq_id: u32);
 }
 
 pub struct Tokenizer {
@@ -74,6 +107,8 @@ struct Header<'a> {
     defaults: Option<&'a [u8]>,
     interned: Option<&'a [u8]>,
     previous_packet_dropped: bool,
+    first_on_sequence: bool,
+    trusted_pid: Option<i32>,
     machine_id: Option<u32>,
     data: Option<(u32, &'a [u8])>,
 }
@@ -88,6 +123,8 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
         defaults: None,
         interned: None,
         previous_packet_dropped: false,
+        first_on_sequence: false,
+        trusted_pid: None,
         machine_id: None,
         data: None,
     };
@@ -102,6 +139,8 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             f::TRACE_PACKET_DEFAULTS => h.defaults = Some(v.as_bytes()),
             f::INTERNED_DATA => h.interned = Some(v.as_bytes()),
             f::PREVIOUS_PACKET_DROPPED => h.previous_packet_dropped = v.as_bool(),
+            f::FIRST_PACKET_ON_SEQUENCE => h.first_on_sequence = v.as_bool(),
+            f::TRUSTED_PID => h.trusted_pid = Some(v.as_i32()),
             f::MACHINE_ID => h.machine_id = Some(v.as_u32()),
             f::FTRACE_EVENTS
             | f::PROCESS_TREE
@@ -119,6 +158,10 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             | f::BATTERY
             | f::POWER_RAILS
             | f::GPU_MEM_TOTAL_EVENT
+            | f::TRACK_EVENT
+            | f::TRACK_DESCRIPTOR
+            | f::THREAD_DESCRIPTOR
+            | f::PROCESS_DESCRIPTOR
             | f::ZSTD_COMPRESSED_PACKETS => {
                 if let Value::Bytes(b) = v {
                     h.data = Some((id, b));
@@ -174,21 +217,31 @@ impl Tokenizer {
             }
         }
         let seq_id = h.seq_id.unwrap_or(0);
-        let seq = self.seqs.entry(seq_id).or_insert(SequenceState {
-            incremental_valid: true,
-            ..Default::default()
-        });
+        // A sequence's incremental state is invalid until its first clear: the packets
+        // before it may have missed their interned data (trace_processor's rule).
+        let seq = self.seqs.entry(seq_id).or_default();
+        let interval = match seq.interval {
+            Some(i) => i,
+            None => *seq.interval.insert(host.interned().new_interval(None)),
+        };
+        if h.first_on_sequence {
+            host.on_first_packet_on_sequence(seq_id);
+        }
         if h.incremental_cleared || h.flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
             seq.incremental_valid = true;
             seq.default_clock = None;
+            seq.defaults = None;
+            seq.interval = Some(host.interned().new_interval(None));
             seq.kernel_symbols.clear();
         } else if h.previous_packet_dropped {
             seq.incremental_valid = false;
+            seq.interval = Some(host.interned().new_interval(Some(interval)));
         }
         if let Some(d) = h.defaults {
             if let Ok(defaults) = protos::TracePacketDefaults::decode(d) {
                 seq.default_clock = defaults.timestamp_clock_id;
             }
+            seq.defaults = Some(d.to_vec());
         }
         // Interned data counts only on a sequence whose incremental state is valid.
         if let (Some(interned), Some(_), true) = (h.interned, h.seq_id, seq.incremental_valid) {
@@ -196,6 +249,10 @@ impl Tokenizer {
         }
         let default_clock = seq.default_clock;
         let incremental_valid = seq.incremental_valid;
+        let interval = seq.interval.unwrap_or(interval);
+        if let Some(interned) = h.interned {
+            Self::intern(interned, interval, incremental_valid, host);
+        }
         let Some((field, data)) = h.data else { return };
 
         match field {
@@ -282,6 +339,26 @@ impl Tokenizer {
             self.power_rails(data, ts, h.machine_id, host);
             return;
         }
+        if matches!(
+            field,
+            f::TRACK_EVENT | f::TRACK_DESCRIPTOR | f::THREAD_DESCRIPTOR | f::PROCESS_DESCRIPTOR
+        ) {
+            let seq = &self.seqs[&seq_id];
+            let p = SequencePacket {
+                field,
+                data,
+                ts,
+                has_timestamp: h.timestamp.is_some(),
+                seq_id: h.seq_id,
+                interval,
+                incremental_valid,
+                defaults: seq.defaults.as_deref(),
+                trusted_pid: h.trusted_pid,
+            };
+            if host.tokenize_track_packet(&p, &mut self.clocks, &mut self.sorter) {
+                return;
+            }
+        }
         self.sorter.push_packet(ts, field, data, h.machine_id);
     }
 
@@ -323,6 +400,37 @@ impl Tokenizer {
                 Severity::Error,
                 "A power_rails packet had no energy samples (descriptors only, or empty).",
             );
+        }
+    }
+
+    /// Stores a packet's interned data in its sequence's current interval; while the
+    /// sequence's state is invalid it would be attributed to the wrong interval, so it is
+    /// dropped (as trace_processor does).
+    fn intern(data: &[u8], interval: u32, valid: bool, host: &mut dyn TokenizerHost) {
+        if !valid {
+            host.store().stat(
+                "interned_data_skipped_incremental_state_invalid",
+                Severity::Info,
+                "Interned data on a sequence whose incremental state was invalid (after data loss, before the next clear) was skipped.",
+            );
+            return;
+        }
+        for field in Fields::new(data) {
+            let Ok((id, v)) = field else {
+                host.store().stat(
+                    "interned_data_tokenizer_errors",
+                    Severity::Info,
+                    "Interned data that could not be decoded or had no interning id was skipped.",
+                );
+                return;
+            };
+            if !host.interned().add(interval, id, v.as_bytes()) {
+                host.store().stat(
+                    "interned_data_tokenizer_errors",
+                    Severity::Info,
+                    "Interned data that could not be decoded or had no interning id was skipped.",
+                );
+            }
         }
     }
 

@@ -418,6 +418,7 @@ impl BinderTracker {
             ctx.store.flows.push(FlowRow {
                 slice_out,
                 slice_in,
+                trace_id: None,
             });
         }
     }
