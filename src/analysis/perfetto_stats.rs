@@ -17,6 +17,7 @@ pub fn by_process(store: &Store) -> Result<HashMap<Upid, PerfettoFrameStats>> {
         slices: true,
         only_frame_slices: true,
         thread_state: false,
+        args: false,
     };
     let conn = to_connection(store, opts)?;
     super::stdlib::ensure_frames_module(&conn)?;

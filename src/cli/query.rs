@@ -74,9 +74,10 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
         }
         (Some(_), Some(_)) => bail!("give the SQL either as an argument or with --file, not both"),
     };
-    // thread_state is big and slow to build; only a query that names it (or uses a stdlib
-    // module that reads it) gets it.
-    let wants_thread_state = crate::analysis::stdlib::needs_thread_state(&sql);
+    // Only the tables the query (or a stdlib module it uses) names are built: thread_state
+    // and args are the costliest.
+    let opts = ExportOptions::for_sql(&crate::analysis::stdlib::sql_read_by(&sql));
+    let wants_thread_state = opts.thread_state;
     let load_opts = LoadOptions {
         thread_state: wants_thread_state,
         ftrace_raw: !a.no_ftrace_raw,
@@ -85,10 +86,6 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
     let loaded =
         load(&a.trace, load_opts).with_context(|| format!("cannot load {}", a.trace.display()))?;
     super::report_warnings(&a.trace, &loaded.warnings);
-    let opts = ExportOptions {
-        thread_state: wants_thread_state,
-        ..ExportOptions::default()
-    };
     let conn = to_connection(&loaded.store, opts).context("building the SQL tables")?;
     let rs = run_sql(&conn, &sql).context("query failed")?;
     let stdout = std::io::stdout();

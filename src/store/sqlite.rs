@@ -24,6 +24,8 @@ pub struct ExportOptions {
     /// `thread_state` (with `sched`): about two rows per context switch, the costliest
     /// table to write, so a query that does not name it can skip it.
     pub thread_state: bool,
+    /// `args` and the lookup behind `EXTRACT_ARG`.
+    pub args: bool,
 }
 
 impl Default for ExportOptions {
@@ -34,6 +36,28 @@ impl Default for ExportOptions {
             slices: true,
             only_frame_slices: false,
             thread_state: true,
+            args: true,
+        }
+    }
+}
+
+impl ExportOptions {
+    /// The tables SQL can read, judged from its text (the query and the stdlib modules it
+    /// builds): a table group is written when the text names any table or view of it.
+    /// Over-inclusion only costs time (`sched_slice` also brings the slices); names are
+    /// matched as substrings so views (`thread_slice`, `counters`, `instant`) count too.
+    /// Processes, threads, tracks, stats and metadata are small and always written.
+    pub fn for_sql(text: &str) -> Self {
+        let t = text.to_ascii_lowercase();
+        let names = |words: &[&str]| words.iter().any(|w| t.contains(w));
+        let thread_state = names(&["thread_state", "spurious_sched_wakeup"]);
+        ExportOptions {
+            slices: names(&["slice", "instant", "flow"]),
+            counters: names(&["counter"]),
+            sched: thread_state || names(&["sched"]),
+            thread_state,
+            args: names(&["arg"]),
+            only_frame_slices: false,
         }
     }
 }
@@ -94,7 +118,7 @@ pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Con
     conn.execute_batch(SCHEMA)?;
     write_rows(&conn, store, opts)?;
     conn.execute_batch(include_str!("indexes.sql"))?;
-    register_functions(&conn, store)?;
+    register_functions(&conn, store, opts.args)?;
     Ok(conn)
 }
 
@@ -255,39 +279,8 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                 write_thread_states(conn, s)?;
             }
         }
-        let mut st = conn.prepare(
-            "INSERT INTO __intrinsic_args(id,arg_set_id,flat_key,key,int_value,string_value,real_value,value_type) VALUES (?,?,?,?,?,?,?,?)",
-        )?;
-        let mut id = 0i64;
-        // The frame tables of an analysis read no args.
-        let arg_sets = if opts.only_frame_slices {
-            &[][..]
-        } else {
-            &s.args.sets[..]
-        };
-        for (set_id, &(a, b)) in arg_sets.iter().enumerate() {
-            for arg in &s.args.args[a as usize..b as usize] {
-                let (iv, sv, rv): (Option<i64>, Option<&str>, Option<f64>) = match &arg.value {
-                    ArgValue::Int(v) => (Some(*v), None, None),
-                    ArgValue::UInt(v) => (Some(*v as i64), None, None),
-                    ArgValue::Bool(v) => (Some(*v as i64), None, None),
-                    ArgValue::Pointer(v) => (Some(*v as i64), None, None),
-                    ArgValue::Str(v) => (None, Some(s.str(*v)), None),
-                    ArgValue::Real(v) => (None, None, Some(*v)),
-                    ArgValue::Null => (None, None, None),
-                };
-                st.execute(params![
-                    id,
-                    set_id as i64,
-                    s.str(arg.flat_key),
-                    s.str(arg.key),
-                    iv,
-                    sv,
-                    rv,
-                    arg.value.type_name()
-                ])?;
-                id += 1;
-            }
+        if opts.args && !opts.only_frame_slices {
+            write_args(conn, s)?;
         }
         let mut st = conn.prepare(
             "INSERT INTO stats(name,idx,severity,source,value,description) VALUES (?,?,?,'trace',?,?)",
@@ -363,6 +356,47 @@ fn write_thread_states(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
             st.raw_bind_parameter(b + 4, r.waker_utid)
         },
     )
+}
+
+/// `args`: every arg of every set, in set order (arg ids are row numbers).
+fn write_args(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+    // (set id, index in `s.args.args`) of each row.
+    let rows: Vec<(u32, u32)> = s
+        .args
+        .sets
+        .iter()
+        .enumerate()
+        .flat_map(|(set_id, &(a, b))| (a..b).map(move |i| (set_id as u32, i)))
+        .collect();
+    let cols = [
+        "arg_set_id",
+        "flat_key",
+        "key",
+        "int_value",
+        "string_value",
+        "real_value",
+        "value_type",
+    ];
+    append_rows(conn, "__intrinsic_args", &cols, rows.len(), |st, i, b| {
+        let (set_id, arg) = rows[i];
+        let arg = &s.args.args[arg as usize];
+        let (iv, sv, rv): (Option<i64>, Option<&str>, Option<f64>) = match &arg.value {
+            ArgValue::Int(v) => (Some(*v), None, None),
+            ArgValue::UInt(v) => (Some(*v as i64), None, None),
+            ArgValue::Bool(v) => (Some(*v as i64), None, None),
+            ArgValue::Pointer(v) => (Some(*v as i64), None, None),
+            ArgValue::Str(v) => (None, Some(s.str(*v)), None),
+            ArgValue::Real(v) => (None, None, Some(*v)),
+            ArgValue::Null => (None, None, None),
+        };
+        st.raw_bind_parameter(b, set_id)?;
+        st.raw_bind_parameter(b + 1, s.str(arg.flat_key))?;
+        st.raw_bind_parameter(b + 2, s.str(arg.key))?;
+        st.raw_bind_parameter(b + 3, iv)?;
+        st.raw_bind_parameter(b + 4, sv)?;
+        st.raw_bind_parameter(b + 5, rv)?;
+        st.raw_bind_parameter(b + 6, arg.value.type_name())
+    })
 }
 
 /// The thread-time columns of the few slices that have them.
@@ -479,11 +513,12 @@ struct ArgsIndex {
     sets: Vec<Vec<(String, Value)>>,
 }
 
-fn register_functions(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+/// `with_args`: EXTRACT_ARG answers from the store's args; without, it answers NULL (the
+/// SQL does not name args, see [`ExportOptions::for_sql`]).
+fn register_functions(conn: &Connection, s: &Store, with_args: bool) -> rusqlite::Result<()> {
+    let sets = if with_args { &s.args.sets[..] } else { &[][..] };
     let index = Arc::new(ArgsIndex {
-        sets: s
-            .args
-            .sets
+        sets: sets
             .iter()
             .map(|&(a, b)| {
                 s.args.args[a as usize..b as usize]
@@ -513,4 +548,62 @@ fn register_functions(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     let (start, end) = s.bounds();
     crate::analysis::sql_functions::register_bounds(conn, start, end)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::args::ArgValue;
+    use crate::store::SliceRow;
+
+    /// One slice with one arg `k = 7`, on a fresh store.
+    fn store_with_an_arg() -> Store {
+        let mut s = Store::default();
+        let key = s.intern("k");
+        let set = s.args.insert_set(vec![(key, ArgValue::Int(7))]);
+        let name = s.intern("work");
+        s.slices.push(SliceRow {
+            ts: 10,
+            dur: 5,
+            track_id: 0,
+            category: None,
+            name: Some(name),
+            depth: 0,
+            parent_id: None,
+            arg_set_id: set,
+        });
+        s
+    }
+
+    fn one(conn: &Connection, sql: &str) -> Value {
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn a_query_gets_the_tables_it_names() {
+        let o = ExportOptions::for_sql("select count(*) from slice");
+        assert!(o.slices && !o.args && !o.counters && !o.sched && !o.thread_state);
+        let o = ExportOptions::for_sql("SELECT EXTRACT_ARG(arg_set_id, 'k') FROM slices");
+        assert!(o.slices && o.args);
+        let o = ExportOptions::for_sql("select * from thread_state");
+        assert!(o.thread_state && o.sched && !o.slices);
+        assert!(ExportOptions::for_sql("select * from counters").counters);
+        assert!(ExportOptions::for_sql("select * from instant").slices);
+    }
+
+    #[test]
+    fn args_are_written_and_extracted_only_when_asked_for() {
+        let s = store_with_an_arg();
+        let sql = "select extract_arg(arg_set_id, 'k') from slice";
+        let conn = to_connection(&s, ExportOptions::for_sql(sql)).unwrap();
+        assert_eq!(one(&conn, sql), Value::Integer(7));
+        assert_eq!(
+            one(&conn, "select int_value from args where key = 'k'"),
+            Value::Integer(7)
+        );
+        let sql = "select count(*) from slice";
+        let conn = to_connection(&s, ExportOptions::for_sql(sql)).unwrap();
+        assert_eq!(one(&conn, sql), Value::Integer(1));
+        assert_eq!(one(&conn, "select count(*) from args"), Value::Integer(0));
+    }
 }

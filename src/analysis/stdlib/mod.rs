@@ -16,8 +16,6 @@ pub struct Module {
     pub tables: &'static [&'static str],
     /// Other modules (by an entry of their `provides`) to build first.
     pub requires: &'static [&'static str],
-    /// Whether the module reads `thread_state`, which a query loads only when it needs it.
-    pub reads_thread_state: bool,
     pub sql: &'static str,
 }
 
@@ -40,7 +38,6 @@ pub const MODULES: &[Module] = &[
             "android_frames_draw_frame",
         ],
         requires: &["slices.with_context"],
-        reads_thread_state: false,
         sql: include_str!("android_frames.sql"),
     },
     Module {
@@ -53,21 +50,18 @@ pub const MODULES: &[Module] = &[
             "android_monitor_contention",
         ],
         requires: &[],
-        reads_thread_state: true,
         sql: include_str!("android_monitor_contention.sql"),
     },
     Module {
         provides: &["android.garbage_collection"],
         tables: &["android_garbage_collection_events"],
         requires: &["slices.with_context"],
-        reads_thread_state: true,
         sql: include_str!("android_garbage_collection.sql"),
     },
     Module {
         provides: &["slices.with_context"],
         tables: &["thread_or_process_slice", "thread_slice", "process_slice"],
         requires: &[],
-        reads_thread_state: false,
         sql: include_str!("slices_with_context.sql"),
     },
     Module {
@@ -79,7 +73,6 @@ pub const MODULES: &[Module] = &[
             "android_sync_binder_blocked_functions_by_txn",
         ],
         requires: &[],
-        reads_thread_state: true,
         sql: include_str!("android_binder.sql"),
     },
 ];
@@ -173,22 +166,29 @@ fn modules_for(sql: &str) -> Result<(String, Vec<&'static Module>)> {
     Ok((out, wanted))
 }
 
-fn reads_thread_state(m: &Module) -> bool {
-    m.reads_thread_state
-        || m.requires
-            .iter()
-            .filter_map(|r| module_named(r))
-            .any(reads_thread_state)
+/// Whether running `sql` needs the `thread_state` table: it names the table (or the
+/// spurious wakeups its tracker finds), or uses a module that reads it.
+pub fn needs_thread_state(sql: &str) -> bool {
+    crate::store::sqlite::ExportOptions::for_sql(&sql_read_by(sql)).thread_state
 }
 
-/// Whether running `sql` needs the `thread_state` table: it names the table (or the
-/// spurious wakeups its tracker finds), or uses a module that reads it. (An INCLUDE of an unknown module answers false here; running the
-/// SQL reports it.)
-pub fn needs_thread_state(sql: &str) -> bool {
-    let lower = sql.to_ascii_lowercase();
-    lower.contains("thread_state")
-        || lower.contains("spurious_sched_wakeup")
-        || modules_for(sql).is_ok_and(|(_, wanted)| wanted.into_iter().any(reads_thread_state))
+/// The text of everything running `sql` executes: the SQL itself and the SQL of every
+/// stdlib module it builds (with the modules those require). Used to tell which tables the
+/// run can read. An INCLUDE of an unknown module contributes nothing; running reports it.
+pub fn sql_read_by(sql: &str) -> String {
+    let mut text = sql.to_string();
+    let mut seen: Vec<*const Module> = Vec::new();
+    let mut todo: Vec<&'static Module> = modules_for(sql).map(|(_, m)| m).unwrap_or_default();
+    while let Some(m) = todo.pop() {
+        if seen.contains(&(m as *const Module)) {
+            continue;
+        }
+        seen.push(m);
+        text.push('\n');
+        text.push_str(m.sql);
+        todo.extend(m.requires.iter().filter_map(|r| module_named(r)));
+    }
+    text
 }
 
 /// Removes `INCLUDE PERFETTO MODULE x;` statements, building each included module, and
