@@ -297,9 +297,10 @@ fn compare_page_shows_both_sides_with_the_gate_numbers() {
         &[],
     );
     if probe["sources"]["process_tree"] != true {
-        eprintln!(
-            "SKIP compare_page_shows_both_sides_with_the_gate_numbers: this build does not import \
-             the process tree, so the gate cannot find com.example.scroller by name"
+        common::skip(
+            "compare_page_shows_both_sides_with_the_gate_numbers",
+            "this build does not import the process tree, so the gate cannot find \
+             com.example.scroller by name",
         );
         return;
     }
