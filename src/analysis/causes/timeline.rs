@@ -1,0 +1,237 @@
+//! Attribution of one thread's time over one interval: every instant goes to exactly one
+//! cause, so the pieces tile the interval.
+//!
+//! At each instant the deepest categorised slice open on the thread decides, with the
+//! thread's state: a wait category (binder, locks, GC wait, buffer and fence waits) takes
+//! the instant whatever the state; otherwise Runnable time is CPU contention and
+//! uninterruptible time IO; Sleeping time with no wait named is an unnamed wait (self time,
+//! with the threads that woke it); a work category (inflate, measure, shader compile, ...)
+//! takes the rest; with no categorised slice, Running is self time, and time without
+//! scheduling data is reported as such.
+
+use super::categories::{Category, Kind};
+use super::context::Ctx;
+use crate::analysis::thread_state::Kind as State;
+use crate::store::{SliceId, Utid};
+
+/// A piece of the interval with its cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    pub start: i64,
+    pub end: i64,
+    pub category: Category,
+    /// The categorised slice that decided, if one did.
+    pub slice: Option<SliceId>,
+    /// The deepest slice open meanwhile (any name), for context.
+    pub context: Option<SliceId>,
+    /// The thread_state row in effect, if any.
+    pub state_row: Option<u32>,
+    pub rule: &'static str,
+}
+
+/// Rules for time no slice explains.
+pub const RULE_RUNNABLE: &str = "thread_state Runnable (R, R+)";
+pub const RULE_D: &str = "thread_state uninterruptible (D, DK)";
+pub const RULE_RUNNING: &str = "thread_state Running, no categorised slice";
+pub const RULE_SLEEPING: &str = "thread_state Sleeping, no categorised slice";
+pub const RULE_NO_DATA: &str = "no thread_state for this time";
+
+/// How the lane treats time that no slice explains and the thread spends asleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idle {
+    /// An unnamed wait (self time).
+    Sleeping,
+    /// The UI thread idle before its doFrame: waiting for the vsync callback.
+    Vsync,
+}
+
+/// The pieces of [start, end) on `utid`, in time order, adjacent pieces with the same cause
+/// merged.
+pub fn attribute(ctx: &Ctx<'_>, utid: Utid, start: i64, end: i64, idle: Idle) -> Vec<Piece> {
+    if end <= start {
+        return Vec::new();
+    }
+    let slices = ctx.slices_overlapping(utid, start, end);
+    let states: Vec<_> = ctx.states.spans(utid, start, end).collect();
+    let has_states = ctx.states.has(utid);
+    // Boundaries: the interval, slice starts and ends, state changes.
+    let mut cuts: Vec<i64> = Vec::with_capacity(2 + 2 * slices.len() + 2 * states.len());
+    cuts.push(start);
+    cuts.push(end);
+    for &s in &slices {
+        let r = &ctx.store.slices[s as usize];
+        cuts.push(r.ts.max(start));
+        cuts.push(ctx.end_of(s).min(end));
+    }
+    for sp in &states {
+        cuts.push(sp.start);
+        cuts.push(sp.end);
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+
+    let mut out: Vec<Piece> = Vec::new();
+    let mut open: Vec<SliceId> = Vec::new();
+    let mut next_slice = 0;
+    let mut st = 0;
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        open.retain(|&s| ctx.end_of(s) > a);
+        while next_slice < slices.len() && ctx.store.slices[slices[next_slice] as usize].ts <= a {
+            if ctx.end_of(slices[next_slice]) > a {
+                open.push(slices[next_slice]);
+            }
+            next_slice += 1;
+        }
+        while st < states.len() && states[st].end <= a {
+            st += 1;
+        }
+        let state = states.get(st).filter(|sp| sp.start <= a);
+        let deepest = open
+            .iter()
+            .copied()
+            .max_by_key(|&s| ctx.store.slices[s as usize].depth);
+        let categorised = open
+            .iter()
+            .copied()
+            .filter_map(|s| ctx.category_of(s).map(|c| (s, c)))
+            .max_by_key(|&(s, _)| ctx.store.slices[s as usize].depth);
+        let (category, slice, rule) = decide(
+            categorised,
+            state.map(|sp| sp.kind),
+            has_states,
+            deepest.is_some(),
+            idle,
+        );
+        let piece = Piece {
+            start: a,
+            end: b,
+            category,
+            slice,
+            context: deepest,
+            state_row: state.map(|sp| sp.row),
+            rule,
+        };
+        match out.last_mut() {
+            Some(p)
+                if p.end == a
+                    && p.category == category
+                    && p.slice == slice
+                    && (slice.is_some() || p.context == piece.context) =>
+            {
+                p.end = b;
+            }
+            _ => out.push(piece),
+        }
+    }
+    out
+}
+
+/// The cause of an instant from the deepest categorised slice and the thread's state.
+fn decide(
+    categorised: Option<(SliceId, (Category, &'static str))>,
+    state: Option<State>,
+    has_states: bool,
+    in_slice: bool,
+    idle: Idle,
+) -> (Category, Option<SliceId>, &'static str) {
+    if let Some((s, (c, rule))) = categorised {
+        if c.kind() == Kind::Wait {
+            return (c, Some(s), rule);
+        }
+    }
+    match state {
+        Some(State::Runnable) => return (Category::CpuContention, None, RULE_RUNNABLE),
+        Some(State::Uninterruptible) => return (Category::Io, None, RULE_D),
+        _ => {}
+    }
+    if let Some((s, (c, rule))) = categorised {
+        // Asleep inside work with no wait named: the work did not take this time.
+        if state != Some(State::Sleeping) {
+            return (c, Some(s), rule);
+        }
+    }
+    match state {
+        Some(State::Running) => (Category::RunningSelf, None, RULE_RUNNING),
+        Some(State::Sleeping) | Some(State::Unknown) if idle == Idle::Vsync && !in_slice => (
+            Category::VsyncDelay,
+            None,
+            "UI thread asleep outside any slice before doFrame",
+        ),
+        Some(State::Sleeping) => (Category::SleepingSelf, None, RULE_SLEEPING),
+        _ if !has_states && idle == Idle::Vsync && !in_slice => (
+            Category::VsyncDelay,
+            None,
+            "UI thread outside any slice before doFrame (no thread_state)",
+        ),
+        // Inside a slice without scheduling data the thread was busy with it.
+        _ if in_slice && !has_states => (
+            Category::RunningSelf,
+            None,
+            "inside a slice, no thread_state",
+        ),
+        _ => (Category::NoThreadData, None, RULE_NO_DATA),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BINDER: (Category, &str) = (Category::Binder, "binder transaction");
+    const INFLATE: (Category, &str) = (Category::Inflate, "inflate*");
+
+    #[test]
+    fn waits_take_the_time_whatever_the_state() {
+        for st in [
+            State::Running,
+            State::Runnable,
+            State::Sleeping,
+            State::Uninterruptible,
+        ] {
+            let (c, s, _) = decide(Some((7, BINDER)), Some(st), true, true, Idle::Sleeping);
+            assert_eq!((c, s), (Category::Binder, Some(7)));
+        }
+    }
+
+    #[test]
+    fn work_gives_runnable_to_cpu_and_d_to_io() {
+        let d = |st| decide(Some((3, INFLATE)), Some(st), true, true, Idle::Sleeping).0;
+        assert_eq!(d(State::Running), Category::Inflate);
+        assert_eq!(d(State::Sleeping), Category::SleepingSelf);
+        // Without scheduling data the work keeps its time.
+        assert_eq!(
+            decide(Some((3, INFLATE)), None, false, true, Idle::Sleeping).0,
+            Category::Inflate
+        );
+        assert_eq!(d(State::Runnable), Category::CpuContention);
+        assert_eq!(d(State::Uninterruptible), Category::Io);
+    }
+
+    #[test]
+    fn unnamed_time_is_self_time_or_vsync_delay() {
+        let d = |st, in_slice, idle| decide(None, st, true, in_slice, idle).0;
+        assert_eq!(
+            d(Some(State::Running), true, Idle::Sleeping),
+            Category::RunningSelf
+        );
+        assert_eq!(
+            d(Some(State::Sleeping), true, Idle::Sleeping),
+            Category::SleepingSelf
+        );
+        assert_eq!(
+            d(Some(State::Sleeping), false, Idle::Vsync),
+            Category::VsyncDelay
+        );
+        // Asleep inside a slice before doFrame is still an unnamed wait.
+        assert_eq!(
+            d(Some(State::Sleeping), true, Idle::Vsync),
+            Category::SleepingSelf
+        );
+        assert_eq!(d(None, false, Idle::Sleeping), Category::NoThreadData);
+        assert_eq!(
+            decide(None, None, false, true, Idle::Sleeping).0,
+            Category::RunningSelf
+        );
+    }
+}
