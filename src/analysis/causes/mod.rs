@@ -315,7 +315,7 @@ fn describe(l: &Link, t: &CategoryTotal) -> String {
     let named = l
         .slice_name
         .as_deref()
-        .filter(|n| !l.label.contains(n) && l.family != "binder")
+        .filter(|n| !l.label.contains(n) && !matches!(l.family, "binder" | "locks"))
         .map_or(String::new(), |n| format!(" \"{n}\""));
     let base = match (l.family, Category::from_id(l.category).map(|c| c.kind())) {
         (_, Some(categories::Kind::Wait)) => {
