@@ -14,6 +14,7 @@ pub mod macrobenchmark;
 pub mod monitor_contention_name;
 pub mod perfetto_stats;
 pub mod report_model;
+pub mod slice_name;
 pub mod span_join;
 pub mod sql_functions;
 pub mod stdlib;

@@ -1,7 +1,7 @@
 //! Binder calls: the server side of a synchronous `binder transaction`, joined by the binder
 //! flow to the server's `binder reply` (as `android_binder_txns` joins them), with the
-//! method the server ran (its `AIDL::…::server` / `HIDL::…::server` slice, Perfetto's
-//! `aidl_name`), its longest slices and its thread's states during the reply.
+//! method the server ran (the `AIDL::…::server` / `HIDL::…::server` slice under the reply,
+//! Perfetto's `aidl_name`), its longest slices and its thread's states during the reply.
 
 use super::context::Ctx;
 use super::model::{BinderDetail, SliceRef};
@@ -47,11 +47,7 @@ pub fn detail(ctx: &Ctx<'_>, txn: SliceId) -> BinderDetail {
             })
             .collect()
     });
-    let method = under
-        .iter()
-        .map(|&s| ctx.slice_name(s))
-        .find(|n| n.starts_with("AIDL::") || n.starts_with("HIDL::"))
-        .map(str::to_string);
+    let method = super::blocking_calls::aidl_name(ctx, reply);
     under.sort_by_key(|&s| std::cmp::Reverse(ctx.store.slices[s as usize].dur));
     BinderDetail {
         reply_slice_id: Some(reply),

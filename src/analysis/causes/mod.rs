@@ -12,6 +12,7 @@
 //! (blocked functions), [`render_thread`] (GPU and composition).
 
 pub mod binder;
+pub mod blocking_calls;
 pub mod categories;
 pub mod context;
 pub mod cpu;
@@ -136,6 +137,12 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
         group(ctx, lane.phase, utid, &thread, &pieces, &mut links);
     }
     links.sort_by_key(|l| l.ts);
+    let threads: Vec<Utid> = [frame.ui, frame.rt]
+        .into_iter()
+        .flatten()
+        .filter_map(|s| ctx.utid_of_slice(s.id))
+        .collect();
+    let blocking_calls = blocking_calls::totals(ctx, &threads, w.ts, w.end_ts);
     let by_category = totals(&links, w.dur_ns);
     let primary = by_category.first().cloned();
     let sentence = sentence(&w, &by_category, &links);
@@ -146,6 +153,7 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
         by_category,
         links,
         sentence,
+        blocking_calls,
     })
 }
 

@@ -185,6 +185,9 @@ pub struct CauseChain {
     pub links: Vec<Link>,
     /// One line for people.
     pub sentence: String,
+    /// The UI thread's and RenderThread's blocking calls over the window as Perfetto's
+    /// `android.frame_blocking_calls` sums them (overlapping: not a partition).
+    pub blocking_calls: Vec<super::blocking_calls::BlockingCall>,
 }
 
 /// A category's weight across a process's (or layer's) janky frames.
