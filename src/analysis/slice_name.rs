@@ -351,10 +351,12 @@ mod tests {
     fn strip_hex_replaces_numbers_that_start_words() {
         assert_eq!(
             strip_hex("Texture upload(2634389) 192x192", 2),
-            "Texture upload(<num>) <num>x192"
+            "Texture upload(<num>) <num>x<num>"
         );
         assert_eq!(strip_hex("addr 0xdeadbeef end", 2), "addr 0x<num> end");
-        assert_eq!(strip_hex("a1 b", 2), "a1 b");
+        // A word starting the name is a run when it is hex; inside a word it is not.
+        assert_eq!(strip_hex("a1 b", 2), "<num> b");
+        assert_eq!(strip_hex("ga1 b", 2), "ga1 b");
         assert_eq!(strip_hex("7 x", 2), "7 x");
         assert_eq!(strip_hex("12 x", 2), "<num> x");
         assert_eq!(strip_hex("beef 1234", 2), "beef <num>");

@@ -62,6 +62,7 @@ pub fn phase_label(phase: &str) -> &str {
         "ui_thread" => "UI thread",
         "render_thread" => "RenderThread",
         "gpu_composition" => "GPU/composition",
+        "no_frame_slices" => "no doFrame/DrawFrame",
         other => other,
     }
 }

@@ -69,6 +69,7 @@ pub enum Category {
     NoThreadData,
     VsyncDelay,
     GpuComposition,
+    NoFrameSlices,
 }
 
 /// What a category is called and how it behaves.
@@ -137,7 +138,7 @@ pub const CATEGORIES: &[CategoryInfo] = &[
     info(
         C::WaitForRenderThread,
         "wait_for_render_thread",
-        "waiting for the RenderThread (postAndWait)",
+        "waiting for the RenderThread",
         "render_thread",
         Wait,
     ),
@@ -308,6 +309,13 @@ pub const CATEGORIES: &[CategoryInfo] = &[
         C::GpuComposition,
         "gpu_composition",
         "after the RenderThread: GPU, SurfaceFlinger, present",
+        "frame",
+        Derived,
+    ),
+    info(
+        C::NoFrameSlices,
+        "no_frame_slices",
+        "no doFrame or DrawFrame matched to the frame",
         "frame",
         Derived,
     ),

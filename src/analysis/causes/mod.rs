@@ -39,6 +39,7 @@ const PHASE_BEFORE: &str = "before_do_frame";
 const PHASE_UI: &str = "ui_thread";
 const PHASE_RT: &str = "render_thread";
 const PHASE_GPU: &str = "gpu_composition";
+const PHASE_NONE: &str = "no_frame_slices";
 
 /// Most slice ids kept as context of one derived link.
 const MAX_CONTEXT: usize = 8;
@@ -47,6 +48,8 @@ const MAX_CONTEXT: usize = 8;
 struct Lane {
     phase: &'static str,
     utid: Option<Utid>,
+    /// The frame's RenderThread, on UI thread lanes.
+    render_thread: Option<Utid>,
     start: i64,
     end: i64,
     idle: Idle,
@@ -93,6 +96,7 @@ fn lanes(ctx: &Ctx<'_>, frame: &Frame, w: &Window) -> Vec<Lane> {
             out.push(Lane {
                 phase,
                 utid,
+                render_thread: if phase == PHASE_RT { None } else { rt_utid },
                 start: *at,
                 end,
                 idle,
@@ -108,7 +112,12 @@ fn lanes(ctx: &Ctx<'_>, frame: &Frame, w: &Window) -> Vec<Lane> {
         // Without a doFrame the RenderThread's wait for its DrawFrame is the frame's start.
         push(PHASE_RT, rt_utid, r.end(), Idle::Sleeping, &mut at);
     }
-    push(PHASE_GPU, None, w.end_ts, Idle::Sleeping, &mut at);
+    let last = if ui.is_some() || rt.is_some() {
+        PHASE_GPU
+    } else {
+        PHASE_NONE
+    };
+    push(last, None, w.end_ts, Idle::Sleeping, &mut at);
     out
 }
 
@@ -133,8 +142,15 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
             ));
             continue;
         };
-        let pieces = timeline::attribute(ctx, utid, lane.start, lane.end, lane.idle);
-        group(ctx, lane.phase, utid, &thread, &pieces, &mut links);
+        let pieces = timeline::attribute(
+            ctx,
+            utid,
+            lane.start,
+            lane.end,
+            lane.idle,
+            lane.render_thread,
+        );
+        group(ctx, lane, utid, &thread, &pieces, &mut links);
     }
     links.sort_by_key(|l| l.ts);
     let threads: Vec<Utid> = [frame.ui, frame.rt]
@@ -161,7 +177,7 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
 /// then each family adds its evidence.
 fn group(
     ctx: &Ctx<'_>,
-    phase: &'static str,
+    lane: &Lane,
     utid: Utid,
     thread: &Option<ThreadRef>,
     pieces: &[Piece],
@@ -192,7 +208,7 @@ fn group(
             category: category.id(),
             label: category.label(),
             family: category.family(),
-            phase,
+            phase: lane.phase,
             thread: thread.clone(),
             ts: ps[0].start,
             dur_ns,
@@ -217,6 +233,7 @@ fn group(
             io: None,
             gpu: None,
             woken_by: None,
+            render_thread_activity: None,
         };
         match category {
             Category::Binder => link.binder = slice.map(|s| binder::detail(ctx, s)),
@@ -227,6 +244,11 @@ fn group(
             Category::CpuContention => link.cpu = Some(cpu::detail(ctx, utid, &ps)),
             Category::Io => link.io = Some(io::detail(ctx, &ps)),
             Category::SleepingSelf => link.woken_by = Some(wakeups::woken_by(ctx, utid, &ps)),
+            Category::WaitForRenderThread => {
+                link.render_thread_activity = lane
+                    .render_thread
+                    .map(|rt| render_thread::activity(ctx, rt, &ps));
+            }
             _ => {}
         }
         links.push(link);
@@ -304,6 +326,7 @@ fn sentence(w: &Window, totals: &[CategoryTotal], links: &[Link]) -> String {
 fn thread_label(l: &Link) -> String {
     match (&l.thread, l.phase) {
         (_, PHASE_GPU) => "after the RenderThread".to_string(),
+        (_, PHASE_NONE) => "the app".to_string(),
         (Some(t), _) if t.name.as_deref() == Some("RenderThread") => "RenderThread".to_string(),
         (Some(t), PHASE_BEFORE | PHASE_UI) if t.tid == t.pid.unwrap_or(-1) => {
             "UI thread".to_string()
@@ -347,6 +370,8 @@ fn describe(l: &Link, t: &CategoryTotal) -> String {
         io::phrase(i)
     } else if let Some(w) = &l.woken_by {
         wakeups::phrase(w)
+    } else if let Some(a) = &l.render_thread_activity {
+        render_thread::phrase(a)
     } else {
         String::new()
     };

@@ -24,7 +24,8 @@ pub struct Window {
 /// One phase of the frame's critical path; the phases tile the window.
 #[derive(Debug, Clone, Serialize)]
 pub struct Phase {
-    /// `before_do_frame`, `ui_thread`, `render_thread` or `gpu_composition`.
+    /// `before_do_frame`, `ui_thread`, `render_thread`, `gpu_composition`, or
+    /// `no_frame_slices` (the whole window of a frame with no doFrame or DrawFrame).
     pub phase: &'static str,
     pub thread: Option<ThreadRef>,
     pub ts: i64,
@@ -80,6 +81,10 @@ pub struct Link {
     /// For unnamed sleeps: the threads whose wakeups ended them (by sleep time).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub woken_by: Option<Vec<ThreadMs>>,
+    /// For waits on the RenderThread: what the RenderThread's time went to meanwhile (its
+    /// own cause categories, largest first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub render_thread_activity: Option<Vec<NamedMs>>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -4,12 +4,19 @@
 //! of [`super::categories`].
 
 use super::categories::Category;
-use super::model::{GpuDetail, Link};
+use super::context::Ctx;
+use super::model::{GpuDetail, Link, NamedMs};
+use super::timeline::{attribute, Idle, Piece};
 use crate::analysis::blame::ms;
 use crate::analysis::frames::Frame;
+use crate::store::Utid;
 
 pub fn after_render_thread(frame: &Frame, start: i64, end: i64) -> Link {
-    let c = Category::GpuComposition;
+    let c = if frame.ui.is_some() || frame.rt.is_some() {
+        Category::GpuComposition
+    } else {
+        Category::NoFrameSlices
+    };
     let b = frame.buffer.as_ref();
     let phase_ms =
         |s: Option<crate::analysis::index::Span>| s.filter(|s| s.complete()).map(|s| ms(s.dur));
@@ -17,7 +24,11 @@ pub fn after_render_thread(frame: &Frame, start: i64, end: i64) -> Link {
         category: c.id(),
         label: c.label(),
         family: c.family(),
-        phase: "gpu_composition",
+        phase: if c == Category::GpuComposition {
+            "gpu_composition"
+        } else {
+            "no_frame_slices"
+        },
         thread: None,
         ts: start,
         dur_ns: end - start,
@@ -27,7 +38,7 @@ pub fn after_render_thread(frame: &Frame, start: i64, end: i64) -> Link {
         slice_ts: None,
         slice_dur_ns: None,
         context_slice_ids: Vec::new(),
-        rule: if frame.rt.is_some() || frame.ui.is_some() {
+        rule: if c == Category::GpuComposition {
             "window time after the app's last thread phase ended".to_string()
         } else {
             "no doFrame or DrawFrame for this frame: the whole window".to_string()
@@ -46,5 +57,44 @@ pub fn after_render_thread(frame: &Frame, start: i64, end: i64) -> Link {
                 .and_then(|t| t.display.as_ref().map(|d| d.jank_tag.clone())),
         }),
         woken_by: None,
+        render_thread_activity: None,
     }
+}
+
+/// How many RenderThread categories a wait lists.
+const ACTIVITY: usize = 3;
+
+/// What the RenderThread did while the UI thread waited for it: its own attribution over
+/// the wait's pieces, summed by category.
+pub fn activity(ctx: &Ctx<'_>, rt: Utid, pieces: &[&Piece]) -> Vec<NamedMs> {
+    let mut by: Vec<(Category, i64)> = Vec::new();
+    for p in pieces {
+        for q in attribute(ctx, rt, p.start, p.end, Idle::Sleeping, None) {
+            let d = q.end - q.start;
+            match by.iter_mut().find(|e| e.0 == q.category) {
+                Some(e) => e.1 += d,
+                None => by.push((q.category, d)),
+            }
+        }
+    }
+    by.sort_by_key(|e| std::cmp::Reverse(e.1));
+    by.into_iter()
+        .take(ACTIVITY)
+        .map(|(c, d)| NamedMs {
+            name: c.id().to_string(),
+            ms: ms(d),
+        })
+        .collect()
+}
+
+/// ", RenderThread meanwhile: shader_compile 300.0 ms, running_self 40.0 ms".
+pub fn phrase(a: &[NamedMs]) -> String {
+    if a.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = a
+        .iter()
+        .map(|n| format!("{} {:.1} ms", n.name, n.ms))
+        .collect();
+    format!(", RenderThread meanwhile: {}", parts.join(", "))
 }

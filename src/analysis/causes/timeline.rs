@@ -35,6 +35,19 @@ pub const RULE_D: &str = "thread_state uninterruptible (D, DK)";
 pub const RULE_RUNNING: &str = "thread_state Running, no categorised slice";
 pub const RULE_SLEEPING: &str = "thread_state Sleeping, no categorised slice";
 pub const RULE_NO_DATA: &str = "no thread_state for this time";
+pub const RULE_WOKEN_BY_RT: &str =
+    "thread_state Sleeping, no categorised slice, ended by a wakeup from the frame's RenderThread";
+
+/// The thread whose wakeup ended the state `row` of `utid` (the waker of the next state).
+pub fn waker_of(ctx: &Ctx<'_>, utid: Utid, row: u32) -> Option<Utid> {
+    let r = &ctx.store.thread_states[row as usize];
+    if r.dur < 0 {
+        return None;
+    }
+    let end = r.ts + r.dur;
+    let next = ctx.states.spans(utid, end, end + 1).next()?;
+    ctx.store.thread_states[next.row as usize].waker_utid()
+}
 
 /// How the lane treats time that no slice explains and the thread spends asleep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +60,17 @@ pub enum Idle {
 
 /// The pieces of [start, end) on `utid`, in time order, adjacent pieces with the same cause
 /// merged.
-pub fn attribute(ctx: &Ctx<'_>, utid: Utid, start: i64, end: i64, idle: Idle) -> Vec<Piece> {
+///
+/// `render_thread`: the frame's RenderThread, when `utid` is its UI thread: an unnamed sleep
+/// that the RenderThread's wakeup ended is a wait for the RenderThread.
+pub fn attribute(
+    ctx: &Ctx<'_>,
+    utid: Utid,
+    start: i64,
+    end: i64,
+    idle: Idle,
+    render_thread: Option<Utid>,
+) -> Vec<Piece> {
     if end <= start {
         return Vec::new();
     }
@@ -96,13 +119,20 @@ pub fn attribute(ctx: &Ctx<'_>, utid: Utid, start: i64, end: i64, idle: Idle) ->
             .copied()
             .filter_map(|s| ctx.category_of(s).map(|c| (s, c)))
             .max_by_key(|&(s, _)| ctx.store.slices[s as usize].depth);
-        let (category, slice, rule) = decide(
+        let (mut category, slice, mut rule) = decide(
             categorised,
             state.map(|sp| sp.kind),
             has_states,
             deepest.is_some(),
             idle,
         );
+        if category == Category::SleepingSelf
+            && render_thread.is_some()
+            && state.and_then(|sp| waker_of(ctx, utid, sp.row)) == render_thread
+        {
+            category = Category::WaitForRenderThread;
+            rule = RULE_WOKEN_BY_RT;
+        }
         let piece = Piece {
             start: a,
             end: b,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::context::Ctx;
 use super::model::ThreadMs;
-use super::timeline::Piece;
+use super::timeline::{waker_of, Piece};
 use crate::analysis::blame::ms;
 use crate::store::Utid;
 
@@ -16,18 +16,7 @@ pub fn woken_by(ctx: &Ctx<'_>, utid: Utid, pieces: &[&Piece]) -> Vec<ThreadMs> {
     let mut by: HashMap<Utid, i64> = HashMap::new();
     for p in pieces {
         // The state that follows the sleep carries its waker.
-        let Some(row) = p.state_row.map(|r| &ctx.store.thread_states[r as usize]) else {
-            continue;
-        };
-        if row.dur < 0 {
-            continue;
-        }
-        let end = row.ts + row.dur;
-        let waker = ctx
-            .states
-            .spans(utid, end, end + 1)
-            .next()
-            .and_then(|s| ctx.store.thread_states[s.row as usize].waker_utid());
+        let waker = p.state_row.and_then(|r| waker_of(ctx, utid, r));
         if let Some(w) = waker {
             *by.entry(w).or_default() += p.end - p.start;
         }
