@@ -207,6 +207,136 @@ fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::index::Index;
+    use crate::analysis::thread_state::ThreadStateIndex;
+    use crate::store::{
+        EventType, SliceRow, Store, ThreadRow, ThreadStateRow, TrackRow, TrackScope,
+    };
+
+    /// One thread (utid 0) with slices (ts, dur, depth, name) and states (ts, dur, state,
+    /// waker); utid 1 is a second thread that can wake it.
+    fn store(slices: &[(i64, i64, u32, &str)], states: &[(i64, i64, &str, Option<u32>)]) -> Store {
+        let mut s = Store::default();
+        for tid in [10, 11] {
+            s.threads.push(ThreadRow {
+                tid,
+                ..Default::default()
+            });
+        }
+        let kind = s.intern("thread");
+        s.tracks.push(TrackRow {
+            name: None,
+            kind,
+            event_type: EventType::Slice,
+            scope: TrackScope::Thread(0),
+            dimension_arg_set_id: None,
+            source_arg_set_id: None,
+            machine_id: None,
+            counter_unit: None,
+        });
+        for &(ts, dur, depth, name) in slices {
+            let name = Some(s.intern(name));
+            s.slices.push(SliceRow {
+                ts,
+                dur,
+                track_id: 0,
+                category: None,
+                name,
+                depth,
+                parent_id: None,
+                arg_set_id: None,
+            });
+        }
+        for &(ts, dur, st, waker) in states {
+            let st = Some(s.intern(st));
+            let mut r = ThreadStateRow::new(ts, 0, st, Some(0), waker.map(|w| (w, None)), None);
+            r.dur = dur;
+            s.thread_states.push(r);
+        }
+        s
+    }
+
+    fn run(
+        s: &Store,
+        start: i64,
+        end: i64,
+        idle: Idle,
+        rt: Option<u32>,
+    ) -> Vec<(i64, i64, &'static str)> {
+        let idx = Index::new(s);
+        let states = ThreadStateIndex::all(s);
+        let ctx = Ctx::new(&idx, &states);
+        attribute(&ctx, 0, start, end, idle, rt)
+            .into_iter()
+            .map(|p| (p.start, p.end, p.category.id()))
+            .collect()
+    }
+
+    #[test]
+    fn pieces_tile_the_interval_by_deepest_slice_and_state() {
+        // doFrame 0-100 > traversal 10-90 > inflate 20-60 > binder transaction 30-50.
+        // Running 0-30, asleep in the binder call 30-50, Runnable 50-55, Running 55-70,
+        // D 70-75, asleep 75-85 (woken by thread 1), Running 85-100.
+        let s = store(
+            &[
+                (0, 100, 0, "Choreographer#doFrame 1"),
+                (10, 80, 1, "traversal"),
+                (20, 40, 2, "inflate"),
+                (30, 20, 3, "binder transaction"),
+            ],
+            &[
+                (0, 30, "Running", None),
+                (30, 20, "S", None),
+                (50, 5, "R", None),
+                (55, 15, "Running", None),
+                (70, 5, "D", None),
+                (75, 10, "S", None),
+                (85, 15, "R", Some(1)),
+            ],
+        );
+        let got = run(&s, 0, 100, Idle::Sleeping, None);
+        assert_eq!(
+            got,
+            vec![
+                (0, 10, "running_self"),
+                (10, 20, "traversal"),
+                (20, 30, "inflate"),
+                (30, 50, "binder"),
+                (50, 55, "cpu_contention"),
+                (55, 60, "inflate"),
+                (60, 70, "traversal"),
+                (70, 75, "io"),
+                (75, 85, "sleeping_self"),
+                (85, 90, "cpu_contention"),
+                (90, 100, "cpu_contention"),
+            ]
+        );
+        // Clipped to a sub-interval, still tiling it.
+        let got = run(&s, 25, 52, Idle::Sleeping, None);
+        assert_eq!(
+            got,
+            vec![
+                (25, 30, "inflate"),
+                (30, 50, "binder"),
+                (50, 52, "cpu_contention")
+            ]
+        );
+        // A sleep ended by the RenderThread's wakeup is a wait for it.
+        let got = run(&s, 75, 85, Idle::Sleeping, Some(1));
+        assert_eq!(got, vec![(75, 85, "wait_for_render_thread")]);
+    }
+
+    #[test]
+    fn before_do_frame_idle_is_vsync_delay() {
+        let s = store(
+            &[(50, 10, 0, "Choreographer#doFrame 1")],
+            &[(0, 40, "S", None), (40, 20, "Running", None)],
+        );
+        assert_eq!(
+            run(&s, 0, 50, Idle::Vsync, None),
+            vec![(0, 40, "vsync_delay"), (40, 50, "running_self")]
+        );
+    }
 
     const BINDER: (Category, &str) = (Category::Binder, "binder transaction");
     const INFLATE: (Category, &str) = (Category::Inflate, "inflate*");
