@@ -13,10 +13,7 @@ use serde::Serialize;
 use super::context::Ctx;
 use crate::analysis::blame::ms;
 use crate::analysis::glob::glob;
-use crate::analysis::slice_name::standardize;
 use crate::store::{SliceId, Utid};
-
-use super::categories::is_perfetto_blocking_call;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BlockingCall {
@@ -64,11 +61,11 @@ pub fn totals(ctx: &Ctx<'_>, threads: &[Utid], start: i64, end: i64) -> Vec<Bloc
                 continue;
             }
             let d = r.dur.min(end - ts).min(ts_end - start);
-            let name = ctx.slice_name(s);
-            if is_perfetto_blocking_call(name) {
-                add(standardize(name), d);
+            if let Some(n) = ctx.perfetto_blocking_name(s) {
+                add(n.to_string(), d);
             }
-            if glob("drawLayer *", name) {
+            let name = ctx.slice_name(s);
+            if name.starts_with("drawLayer ") {
                 add("drawLayer".to_string(), d);
             }
             if name == "binder transaction" {

@@ -453,16 +453,33 @@ fn is_handler_message(name: &str) -> bool {
         && (glob("*Handler: *$*", name) || glob("*.*.*: *$*", name) || glob("*.*$*: #*", name))
 }
 
-/// The category of a slice name and the rule that placed it; None when no rule matches.
-/// Frame markers (`Choreographer#doFrame*`, `DrawFrame*`) are the frame itself, not a cause.
-pub fn categorize(name: &str) -> Option<(Category, &'static str)> {
+/// The rule of Perfetto's Handler heuristics, after [`RULES`].
+pub const HANDLER_RULE: &str = "Handler message heuristics";
+
+/// The index of the rule a slice name matches: into [`RULES`], or `RULES.len()` for the
+/// Handler heuristics; None when no rule matches. Frame markers (`Choreographer#doFrame*`,
+/// `DrawFrame*`) are the frame itself, not a cause.
+pub fn rule_index(name: &str) -> Option<usize> {
     if name.starts_with("Choreographer#doFrame") || name.starts_with("DrawFrame") {
         return None;
     }
-    if let Some(rule) = RULES.iter().find(|r| glob(r.glob, name)) {
-        return Some((rule.category, rule.glob));
+    if let Some(k) = RULES.iter().position(|r| glob(r.glob, name)) {
+        return Some(k);
     }
-    is_handler_message(name).then_some((C::HandlerMessage, "Handler message heuristics"))
+    is_handler_message(name).then_some(RULES.len())
+}
+
+/// The category and rule of [`rule_index`]'s answer.
+pub fn rule_at(k: usize) -> (Category, &'static str) {
+    match RULES.get(k) {
+        Some(r) => (r.category, r.glob),
+        None => (C::HandlerMessage, HANDLER_RULE),
+    }
+}
+
+/// The category of a slice name and the rule that placed it; None when no rule matches.
+pub fn categorize(name: &str) -> Option<(Category, &'static str)> {
+    rule_index(name).map(rule_at)
 }
 
 /// trace_processor's `_is_relevant_blocking_call_expr` exactly (its list, not frameprobe's

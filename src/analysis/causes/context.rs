@@ -2,20 +2,21 @@
 //! order, thread and process names, binder flows, per-CPU scheduling and counters. Built
 //! lazily where only some frames need them.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::super::index::Index;
 use super::super::thread_state::ThreadStateIndex;
-use super::categories::{categorize, Category};
+use super::categories::{is_perfetto_blocking_call, rule_at, rule_index, Category};
 use super::model::ThreadRef;
+use crate::analysis::slice_name::standardize;
 use crate::store::{SliceId, Store, TrackScope, Upid, Utid};
 
-/// One thread's slices in (ts, depth) order and the positions of its depth-0 slices.
+/// One thread's slices per track, each list in (ts, depth) order.
 #[derive(Default)]
 pub struct ThreadSlices {
-    pub all: Vec<SliceId>,
-    roots: Vec<u32>,
+    tracks: Vec<(u32, Vec<SliceId>)>,
 }
 
 pub struct Ctx<'a> {
@@ -24,8 +25,11 @@ pub struct Ctx<'a> {
     pub states: &'a ThreadStateIndex<'a>,
     utid_of_track: Vec<Option<Utid>>,
     slices: OnceCell<Vec<ThreadSlices>>,
-    /// The category of each interned string, computed on first use.
-    category: std::cell::RefCell<HashMap<u32, Option<(Category, &'static str)>>>,
+    /// Per interned string, computed on first use: 0 not yet, 1 no rule, 2 + the rule index
+    /// ([`rule_index`]).
+    category: Vec<Cell<u16>>,
+    /// Per interned name: its standardised form when it is one of Perfetto's blocking calls.
+    blocking_name: OnceCell<Vec<OnceCell<Option<Rc<str>>>>>,
     flows_out: OnceCell<HashMap<SliceId, SliceId>>,
     sched_by_cpu: OnceCell<Vec<Vec<u32>>>,
     pub(super) cpu_counters: OnceCell<super::cpu::CpuCounters>,
@@ -48,7 +52,8 @@ impl<'a> Ctx<'a> {
             states,
             utid_of_track,
             slices: OnceCell::new(),
-            category: Default::default(),
+            category: vec![Cell::new(0); store.strings.len()],
+            blocking_name: OnceCell::new(),
             flows_out: OnceCell::new(),
             sched_by_cpu: OnceCell::new(),
             cpu_counters: OnceCell::new(),
@@ -73,26 +78,25 @@ impl<'a> Ctx<'a> {
                 else {
                     continue;
                 };
-                let t = &mut out[u as usize];
-                if s.depth == 0 {
-                    t.roots.push(t.all.len() as u32);
-                }
-                t.all.push(i as SliceId);
+                let tracks = &mut out[u as usize].tracks;
+                let k = match tracks.iter().position(|t| t.0 == s.track_id) {
+                    Some(k) => k,
+                    None => {
+                        tracks.push((s.track_id, Vec::new()));
+                        tracks.len() - 1
+                    }
+                };
+                tracks[k].1.push(i as SliceId);
             }
             let slices = &self.store.slices;
+            let key = |i: &SliceId| (slices[*i as usize].ts, slices[*i as usize].depth);
             for t in &mut out {
-                // Slices are stored in import order, which is time order per track except
-                // for slices completed out of order (unmatched ends, several tracks).
-                let sorted = t.all.windows(2).all(|w| {
-                    let (a, b) = (&slices[w[0] as usize], &slices[w[1] as usize]);
-                    (a.ts, a.depth) <= (b.ts, b.depth)
-                });
-                if !sorted {
-                    t.all
-                        .sort_by_key(|&i| (slices[i as usize].ts, slices[i as usize].depth));
-                    t.roots = (0..t.all.len() as u32)
-                        .filter(|&k| slices[t.all[k as usize] as usize].depth == 0)
-                        .collect();
+                for (_, v) in &mut t.tracks {
+                    // Import order is time order per track, but for slices completed out of
+                    // order (unmatched ends).
+                    if !v.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+                        v.sort_by_key(key);
+                    }
                 }
             }
             out
@@ -115,24 +119,31 @@ impl<'a> Ctx<'a> {
             return Vec::new();
         };
         let slices = &self.store.slices;
-        // Every overlapping slice sits under a depth-0 slice that overlaps; the first such
-        // is the last root starting at or before `start` (if it reaches past it) or the next.
-        let k = t
-            .roots
-            .partition_point(|&p| slices[t.all[p as usize] as usize].ts <= start);
-        let mut from = t.roots.get(k).map_or(t.all.len(), |&p| p as usize);
-        if k > 0 {
-            let p = t.roots[k - 1] as usize;
-            if self.end_of(t.all[p]) > start {
-                from = p;
+        let mut out = Vec::new();
+        for (_, v) in &t.tracks {
+            let k = v.partition_point(|&i| slices[i as usize].ts < start);
+            // Slices of a track nest: those open at `start` are the latest one to begin
+            // before it and its ancestors, where they reach past `start`.
+            let first = out.len();
+            let mut up = k.checked_sub(1).map(|j| v[j]);
+            while let Some(id) = up {
+                if self.end_of(id) > start {
+                    out.push(id);
+                }
+                up = slices[id as usize].parent_id;
             }
+            out[first..].reverse();
+            out.extend(
+                v[k..]
+                    .iter()
+                    .take_while(|&&i| slices[i as usize].ts < end)
+                    .copied(),
+            );
         }
-        t.all[from..]
-            .iter()
-            .take_while(|&&i| slices[i as usize].ts < end)
-            .filter(|&&i| self.end_of(i) > start)
-            .copied()
-            .collect()
+        if t.tracks.len() > 1 {
+            out.sort_by_key(|&i| (slices[i as usize].ts, slices[i as usize].depth));
+        }
+        out
     }
 
     pub fn slice_name(&self, id: SliceId) -> &'a str {
@@ -144,11 +155,32 @@ impl<'a> Ctx<'a> {
     /// The category of a slice by its name, and the rule.
     pub fn category_of(&self, id: SliceId) -> Option<(Category, &'static str)> {
         let name = self.store.slices[id as usize].name?;
-        *self
-            .category
-            .borrow_mut()
-            .entry(name.0)
-            .or_insert_with(|| categorize(self.store.str(name)))
+        let cell = self.category.get(name.0 as usize)?;
+        if cell.get() == 0 {
+            let k = rule_index(self.store.str(name)).map_or(1, |k| k as u16 + 2);
+            cell.set(k);
+        }
+        match cell.get() {
+            1 => None,
+            k => Some(rule_at(k as usize - 2)),
+        }
+    }
+
+    /// The standardised name of a slice that is one of Perfetto's relevant blocking calls.
+    pub fn perfetto_blocking_name(&self, id: SliceId) -> Option<Rc<str>> {
+        let name = self.store.slices[id as usize].name?;
+        let cells = self.blocking_name.get_or_init(|| {
+            let mut v = Vec::new();
+            v.resize_with(self.store.strings.len(), OnceCell::new);
+            v
+        });
+        cells
+            .get(name.0 as usize)?
+            .get_or_init(|| {
+                let n = self.store.str(name);
+                is_perfetto_blocking_call(n).then(|| standardize(n).into())
+            })
+            .clone()
     }
 
     pub fn thread_ref(&self, utid: Utid) -> ThreadRef {

@@ -24,6 +24,7 @@ pub mod render_thread;
 pub mod timeline;
 pub mod wakeups;
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use super::blame::ms;
@@ -127,6 +128,14 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
     let lanes = lanes(ctx, frame, &w);
     let mut phases = Vec::new();
     let mut links: Vec<Link> = Vec::new();
+    // The RenderThread's attribution over the whole window, for what it did while the UI
+    // thread waited for it.
+    let rt_pieces: OnceCell<Vec<Piece>> = OnceCell::new();
+    let rt_over_window = |rt: Utid| {
+        rt_pieces
+            .get_or_init(|| timeline::attribute(ctx, rt, w.ts, w.end_ts, Idle::Sleeping, None))
+            .as_slice()
+    };
     for lane in &lanes {
         let thread = lane.utid.map(|u| ctx.thread_ref(u));
         phases.push(Phase {
@@ -150,8 +159,17 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
             lane.idle,
             lane.render_thread,
         );
-        group(ctx, lane, utid, &thread, &pieces, &mut links);
+        group(
+            ctx,
+            lane,
+            utid,
+            &thread,
+            &pieces,
+            &rt_over_window,
+            &mut links,
+        );
     }
+    let mut links = cap_links(links);
     links.sort_by_key(|l| l.ts);
     let threads: Vec<Utid> = [frame.ui, frame.rt]
         .into_iter()
@@ -173,14 +191,74 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
     })
 }
 
+/// Most links a chain lists one by one; the shorter rest are merged per category and phase.
+pub const MAX_LINKS: usize = 48;
+
+/// Keeps the `MAX_LINKS` longest links and merges the others per category and phase, so a
+/// frame with thousands of short slices stays readable; the sum is unchanged.
+fn cap_links(mut links: Vec<Link>) -> Vec<Link> {
+    if links.len() <= MAX_LINKS {
+        return links;
+    }
+    links.sort_by_key(|l| (std::cmp::Reverse(l.dur_ns), l.ts));
+    let rest = links.split_off(MAX_LINKS);
+    let longest_rest = rest.first().map_or(0, |l| l.dur_ns);
+    let mut merged: Vec<Link> = Vec::new();
+    for l in rest {
+        match merged
+            .iter_mut()
+            .find(|m| m.category == l.category && m.phase == l.phase)
+        {
+            Some(m) => {
+                m.dur_ns += l.dur_ns;
+                m.ts = m.ts.min(l.ts);
+                m.merged += 1;
+                if let Some(id) = l.slice_id {
+                    if m.context_slice_ids.len() < MAX_CONTEXT {
+                        m.context_slice_ids.push(id);
+                    }
+                }
+            }
+            None => merged.push(Link {
+                slice_id: None,
+                slice_name: None,
+                slice_ts: None,
+                slice_dur_ns: None,
+                context_slice_ids: l.slice_id.into_iter().collect(),
+                rule: format!(
+                    "shorter links of this category merged (each at most {:.2} ms); first rule: {}",
+                    ms(longest_rest),
+                    l.rule
+                ),
+                binder: None,
+                lock: None,
+                gc: None,
+                cpu: None,
+                io: None,
+                gpu: None,
+                woken_by: None,
+                render_thread_activity: None,
+                merged: 1,
+                ..l
+            }),
+        }
+    }
+    for m in &mut merged {
+        m.ms = ms(m.dur_ns);
+    }
+    links.extend(merged);
+    links
+}
+
 /// Pieces to links: one link per categorised slice, one per derived category and phase;
 /// then each family adds its evidence.
-fn group(
+fn group<'p>(
     ctx: &Ctx<'_>,
     lane: &Lane,
     utid: Utid,
     thread: &Option<ThreadRef>,
     pieces: &[Piece],
+    rt_over_window: &dyn Fn(Utid) -> &'p [Piece],
     links: &mut Vec<Link>,
 ) {
     let mut groups: Vec<(Category, Option<u32>, Vec<&Piece>)> = Vec::new();
@@ -234,6 +312,7 @@ fn group(
             gpu: None,
             woken_by: None,
             render_thread_activity: None,
+            merged: 0,
         };
         match category {
             Category::Binder => link.binder = slice.map(|s| binder::detail(ctx, s)),
@@ -247,7 +326,7 @@ fn group(
             Category::WaitForRenderThread => {
                 link.render_thread_activity = lane
                     .render_thread
-                    .map(|rt| render_thread::activity(ctx, rt, &ps));
+                    .map(|rt| render_thread::activity(rt_over_window(rt), &ps));
             }
             _ => {}
         }

@@ -85,6 +85,14 @@ pub struct Link {
     /// own cause categories, largest first).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub render_thread_activity: Option<Vec<NamedMs>>,
+    /// How many shorter links this one stands for (0: a single link). Chains list at most
+    /// [`super::MAX_LINKS`] links one by one.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub merged: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -4,12 +4,10 @@
 //! of [`super::categories`].
 
 use super::categories::Category;
-use super::context::Ctx;
 use super::model::{GpuDetail, Link, NamedMs};
-use super::timeline::{attribute, Idle, Piece};
+use super::timeline::Piece;
 use crate::analysis::blame::ms;
 use crate::analysis::frames::Frame;
-use crate::store::Utid;
 
 pub fn after_render_thread(frame: &Frame, start: i64, end: i64) -> Link {
     let c = if frame.ui.is_some() || frame.rt.is_some() {
@@ -58,19 +56,25 @@ pub fn after_render_thread(frame: &Frame, start: i64, end: i64) -> Link {
         }),
         woken_by: None,
         render_thread_activity: None,
+        merged: 0,
     }
 }
 
 /// How many RenderThread categories a wait lists.
 const ACTIVITY: usize = 3;
 
-/// What the RenderThread did while the UI thread waited for it: its own attribution over
-/// the wait's pieces, summed by category.
-pub fn activity(ctx: &Ctx<'_>, rt: Utid, pieces: &[&Piece]) -> Vec<NamedMs> {
+/// What the RenderThread did while the UI thread waited for it: the RenderThread's own
+/// attribution over the frame window (`rt_pieces`, computed once per frame) intersected
+/// with the wait's pieces, summed by category.
+pub fn activity(rt_pieces: &[Piece], pieces: &[&Piece]) -> Vec<NamedMs> {
     let mut by: Vec<(Category, i64)> = Vec::new();
     for p in pieces {
-        for q in attribute(ctx, rt, p.start, p.end, Idle::Sleeping, None) {
-            let d = q.end - q.start;
+        let from = rt_pieces.partition_point(|q| q.end <= p.start);
+        for q in rt_pieces[from..].iter().take_while(|q| q.start < p.end) {
+            let d = q.end.min(p.end) - q.start.max(p.start);
+            if d <= 0 {
+                continue;
+            }
             match by.iter_mut().find(|e| e.0 == q.category) {
                 Some(e) => e.1 += d,
                 None => by.push((q.category, d)),

@@ -93,16 +93,18 @@ pub fn attribute(
     cuts.sort_unstable();
     cuts.dedup();
 
+    let cats: Vec<_> = slices.iter().map(|&s| ctx.category_of(s)).collect();
     let mut out: Vec<Piece> = Vec::new();
-    let mut open: Vec<SliceId> = Vec::new();
+    // Indices into `slices` of the slices open at the current cut, outermost first.
+    let mut open: Vec<usize> = Vec::new();
     let mut next_slice = 0;
     let mut st = 0;
     for w in cuts.windows(2) {
         let (a, b) = (w[0], w[1]);
-        open.retain(|&s| ctx.end_of(s) > a);
+        open.retain(|&k| ctx.end_of(slices[k]) > a);
         while next_slice < slices.len() && ctx.store.slices[slices[next_slice] as usize].ts <= a {
             if ctx.end_of(slices[next_slice]) > a {
-                open.push(slices[next_slice]);
+                open.push(next_slice);
             }
             next_slice += 1;
         }
@@ -110,15 +112,13 @@ pub fn attribute(
             st += 1;
         }
         let state = states.get(st).filter(|sp| sp.start <= a);
-        let deepest = open
-            .iter()
-            .copied()
-            .max_by_key(|&s| ctx.store.slices[s as usize].depth);
+        // Slices of a thread nest and open in (ts, depth) order: the last open is the
+        // deepest.
+        let deepest = open.last().map(|&k| slices[k]);
         let categorised = open
             .iter()
-            .copied()
-            .filter_map(|s| ctx.category_of(s).map(|c| (s, c)))
-            .max_by_key(|&(s, _)| ctx.store.slices[s as usize].depth);
+            .rev()
+            .find_map(|&k| cats[k].map(|c| (slices[k], c)));
         let (mut category, slice, mut rule) = decide(
             categorised,
             state.map(|sp| sp.kind),
