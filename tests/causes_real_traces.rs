@@ -137,7 +137,7 @@ fn api35_startup_frame_window_binder_servers_and_class_loading() {
     for l in &binder {
         let row = txns
             .iter()
-            .find(|r| r[cts] == l["slice_ts"].to_string() && r[ctid] == "27246")
+            .find(|r| r[cts].parse::<i64>().ok() == l["slice_ts"].as_i64() && r[ctid] == "27246")
             .unwrap_or_else(|| panic!("binder link {} in android_binder_txns", l["slice_id"]));
         let b = &l["binder"];
         assert_eq!(b["server"]["process"].as_str().unwrap_or(""), row[sproc]);
