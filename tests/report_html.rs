@@ -405,6 +405,9 @@ fn blame_bars_and_thread_states_are_drawn_from_the_report() {
     let html = frameprobe::report::html::render_analyze(&[r]);
     let first = &html[html.find("<details class=\"worst\"").unwrap()..];
     let first = &first[..first.find("</details>").unwrap()];
+    // The cause chain's breakdown bar follows blame's bars.
+    let (first, causes) = first.split_at(first.find("<div class=\"causes\">").unwrap());
+    assert_eq!(causes.matches("<svg class=\"stack\"").count(), 1);
     // The blame bar: four segments; the state bar: five (unknown is 0 and not drawn).
     let stacks: Vec<&str> = first.split("<svg class=\"stack\"").skip(1).collect();
     assert_eq!(stacks.len(), 2);

@@ -3,6 +3,7 @@
 
 pub mod blame;
 pub mod buffers;
+pub mod causes;
 pub mod frame_timing;
 pub mod frames;
 pub mod glob;
@@ -13,6 +14,7 @@ pub mod macrobenchmark;
 pub mod monitor_contention_name;
 pub mod perfetto_stats;
 pub mod report_model;
+pub mod slice_name;
 pub mod span_join;
 pub mod sql_functions;
 pub mod stdlib;
@@ -115,6 +117,15 @@ fn budget(frames: &[Frame]) -> (i64, &'static str) {
     )
 }
 
+/// Whether a frame is janky: by FrameTimeline, else by its CPU (or UI) time over budget.
+fn is_janky(f: &Frame, budget_ns: i64) -> bool {
+    if f.timeline.is_some() {
+        f.ft_janky()
+    } else {
+        f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > budget_ns)
+    }
+}
+
 fn frame_report(
     idx: &Index<'_>,
     states: &ThreadStateIndex<'_>,
@@ -122,13 +133,10 @@ fn frame_report(
     budget_ns: i64,
     with_blame: bool,
     hwui: Option<hwui::HwuiFrame>,
+    causes: Option<causes::CauseChain>,
 ) -> FrameReport {
     let t = f.timeline.as_ref();
-    let janky = if t.is_some() {
-        f.ft_janky()
-    } else {
-        f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > budget_ns)
-    };
+    let janky = is_janky(f, budget_ns);
     FrameReport {
         frame_id: f.frame_id,
         layer: f.layer.clone(),
@@ -150,6 +158,7 @@ fn frame_report(
         buffer: f.buffer.clone(),
         blame: (with_blame && janky).then(|| blame::blame(idx, states, f, budget_ns)),
         hwui,
+        causes,
     }
 }
 
@@ -181,13 +190,9 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         v.sort_by_key(|&(u, n)| (std::cmp::Reverse(n), u));
         v.into_iter().map(|(u, _)| u).collect()
     };
-    let mut ui_threads = HashSet::new();
-    for u in &wanted {
-        if let Some(m) = idx.threads.get(u).and_then(|t| t.main) {
-            ui_threads.insert(m);
-        }
-    }
-    let states = ThreadStateIndex::new(store, &ui_threads);
+    // Every thread's states: the causes follow binder servers, lock owners and GC threads.
+    let states = ThreadStateIndex::all(store);
+    let cause_ctx = causes::context::Ctx::new(&idx, &states);
     let mb_inputs = macrobenchmark::inputs_by_process(store);
     let stats = perfetto_stats::by_process(store).unwrap_or_else(|e| {
         warnings.push(format!(
@@ -233,6 +238,19 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         }
         layers.sort_by_key(|l| std::cmp::Reverse(l.frames));
         let hwui_verdicts = hwui::judge_process(&idx, &frames, budget_ns);
+        // A cause chain for every janky frame, and their aggregate.
+        let mut cause_agg = causes::Aggregate::default();
+        let chains: Vec<Option<causes::CauseChain>> = frames
+            .iter()
+            .map(|f| {
+                if !is_janky(f, budget_ns) {
+                    return None;
+                }
+                let c = causes::chain(&cause_ctx, f);
+                cause_agg.add(f.layer.as_deref(), c.as_ref());
+                c
+            })
+            .collect();
         let mut order: Vec<(usize, &Frame)> = frames.iter().enumerate().collect();
         order.sort_by_key(|(_, f)| std::cmp::Reverse(badness(f)));
         let worst = order
@@ -247,6 +265,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                     budget_ns,
                     true,
                     hwui_verdicts.frames[i].clone(),
+                    chains[i].clone(),
                 )
             })
             .collect();
@@ -262,6 +281,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                         budget_ns,
                         false,
                         hwui_verdicts.frames[i].clone(),
+                        chains[i].clone(),
                     )
                 })
                 .filter(|r| !opts.only_janky || r.janky)
@@ -296,6 +316,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 h
             }),
             worst_frames: worst,
+            causes: (cause_agg.janky_frames() > 0).then(|| cause_agg.summary()),
             all_frames,
             notes,
         });

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::blame::Blame;
 use super::buffers::BufferMatch;
+use super::causes::{CauseChain, CausesSummary};
 use super::hwui::{HwuiFrame, HwuiSummary};
 use super::summary::{Dist, LayerSummary};
 
@@ -71,6 +72,9 @@ pub struct FrameReport {
     /// HWUI JankTracker's verdict on the frame rebuilt from atrace; null without a complete
     /// doFrame and DrawFrame.
     pub hwui: Option<HwuiFrame>,
+    /// The cause chain over the frame's window; janky frames only (null otherwise, or when
+    /// the frame has no complete window).
+    pub causes: Option<CauseChain>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -90,6 +94,8 @@ pub struct ProcessReport {
     /// null when no frame has a complete doFrame and DrawFrame.
     pub hwui: Option<HwuiSummary>,
     pub worst_frames: Vec<FrameReport>,
+    /// Top causes across the process's janky frames; null when it has none.
+    pub causes: Option<CausesSummary>,
     /// Filled only when every frame is requested (`frames` command).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub all_frames: Vec<FrameReport>,

@@ -49,6 +49,9 @@ pub struct LoadOptions {
     /// Kernel counters: cpu_frequency, cpu_frequency_limits, sched_cpu_util_cfs, clocks,
     /// devfreq, memory (rss_stat, oom_score_adj, ion, mm_event), ...
     pub kernel_counters: bool,
+    /// Only the CPU counters among the kernel ones: cpu_frequency and sched_cpu_util_cfs
+    /// (CPU capacity), for the CPU contention of frame causes.
+    pub cpu_counters: bool,
     /// Kernel slices: scm calls, reclaim, signals, DMA fences, vblanks, interrupts (the
     /// thread ones nest with atrace slices on thread tracks).
     pub kernel_slices: bool,
@@ -79,6 +82,7 @@ impl LoadOptions {
             process_events: true,
             atrace: true,
             kernel_counters: true,
+            cpu_counters: true,
             kernel_slices: true,
             frame_timeline: true,
             graphics_frames: true,
@@ -140,6 +144,9 @@ impl LoadOptions {
                 fid::BINDER_UNLOCK,
             ]);
             packets.push(f::INITIAL_DISPLAY_STATE);
+        }
+        if self.cpu_counters && !self.kernel_counters {
+            ftrace.extend([fid::CPU_FREQUENCY, fid::SCHED_CPU_UTIL_CFS]);
         }
         if self.kernel_counters {
             ftrace.extend([

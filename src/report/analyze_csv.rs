@@ -1,6 +1,7 @@
 //! CSV for `analyze` (one row per process and layer) and `frames` (one row per frame).
 
-use crate::analysis::report_model::AnalyzeReport;
+use super::causes_text::primary_cells;
+use crate::analysis::report_model::{AnalyzeReport, ProcessReport};
 use crate::analysis::summary::Dist;
 use crate::cli::output::csv_field;
 
@@ -46,6 +47,12 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
             head.push(format!("{m}_{p}"));
         }
     }
+    // The layer's top causes across its janky frames (category id, total ms, frames).
+    for i in 1..=TOP_CAUSE_COLUMNS {
+        for c in ["", "_ms", "_frames"] {
+            head.push(format!("top_cause_{i}{c}"));
+        }
+    }
     let mut out = head.join(",") + "\n";
     for p in &r.processes {
         for l in &p.layers {
@@ -69,6 +76,7 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
             row.extend(dist_cells(&l.durations.ui_ms));
             row.extend(dist_cells(&l.durations.cpu_ms));
             row.extend(dist_cells(&l.durations.overrun_ms));
+            row.extend(top_cause_cells(p, l.layer.as_deref()));
             out.push_str(&row.join(","));
             out.push('\n');
         }
@@ -76,11 +84,33 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
     out
 }
 
+/// How many of a layer's top causes the analyze CSV has columns for.
+const TOP_CAUSE_COLUMNS: usize = 3;
+
+fn top_cause_cells(p: &ProcessReport, layer: Option<&str>) -> Vec<String> {
+    let top = p
+        .causes
+        .as_ref()
+        .and_then(|c| c.by_layer.iter().find(|l| l.layer.as_deref() == layer))
+        .map_or(&[][..], |l| l.top_by_ms.as_slice());
+    (0..TOP_CAUSE_COLUMNS)
+        .flat_map(|i| match top.get(i) {
+            Some(t) => [
+                t.category.to_string(),
+                t.total_ms.to_string(),
+                t.frames.to_string(),
+            ],
+            None => Default::default(),
+        })
+        .collect()
+}
+
 pub fn frames_csv(r: &AnalyzeReport) -> String {
-    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types\n");
+    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types,primary_cause,primary_cause_ms,cause_window_ms\n");
     for p in &r.processes {
         for f in &p.all_frames {
             let b = f.buffer.as_ref();
+            let [cause, cause_ms, window_ms] = primary_cells(f.causes.as_ref());
             let row = [
                 p.pid.to_string(),
                 csv_field(p.name.as_deref().unwrap_or("")),
@@ -113,6 +143,9 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                         .as_ref()
                         .map_or(String::new(), |h| h.jank_types.join(";")),
                 ),
+                cause,
+                cause_ms,
+                window_ms,
             ];
             out.push_str(&row.join(","));
             out.push('\n');

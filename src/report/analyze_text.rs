@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use super::causes_text;
 use crate::analysis::hwui::{HwuiFrame, HwuiSummary};
 use crate::analysis::report_model::{
     AnalyzeReport, FrameReport, MacrobenchmarkBlock, ProcessReport,
@@ -237,6 +238,10 @@ pub fn render_table(r: &AnalyzeReport) -> String {
         if let Some(h) = &p.hwui {
             let _ = writeln!(out, "{}", hwui_line(h));
         }
+        if let Some(c) = &p.causes {
+            let _ = writeln!(out, "{}", causes_text::top_title(c));
+            let _ = writeln!(out, "{}", super::grid(causes_text::top_rows(c)));
+        }
         for n in &p.notes {
             let _ = writeln!(out, "note: {n}");
         }
@@ -246,6 +251,10 @@ pub fn render_table(r: &AnalyzeReport) -> String {
                 let _ = writeln!(out, "  {}. {}", i + 1, frame_line(f));
                 if let Some(b) = &f.blame {
                     let _ = writeln!(out, "     blame: {}", b.explanation);
+                }
+                if let Some(c) = &f.causes {
+                    let _ = writeln!(out, "     causes: {}", c.sentence);
+                    let _ = writeln!(out, "     {}", causes_text::timeline(c));
                 }
             }
         }
@@ -289,6 +298,11 @@ pub fn render_markdown(r: &AnalyzeReport) -> String {
         if let Some(h) = &p.hwui {
             let _ = writeln!(out, "- {}", md_escape(&hwui_line(h)));
         }
+        if let Some(c) = &p.causes {
+            let _ = writeln!(out, "\n{}\n", md_escape(&causes_text::top_title(c)));
+            out.push_str(&md_table(&causes_text::top_rows(c)));
+            out.push('\n');
+        }
         for n in &p.notes {
             let _ = writeln!(out, "- note: {}", md_escape(n));
         }
@@ -298,6 +312,10 @@ pub fn render_markdown(r: &AnalyzeReport) -> String {
                 let _ = writeln!(out, "- {}", md_escape(&frame_line(f)));
                 if let Some(b) = &f.blame {
                     let _ = writeln!(out, "  - {}", md_escape(&b.explanation));
+                }
+                if let Some(c) = &f.causes {
+                    let _ = writeln!(out, "  - causes: {}", md_escape(&c.sentence));
+                    let _ = writeln!(out, "  - {}", md_escape(&causes_text::timeline(c)));
                 }
             }
             let _ = writeln!(out, "\n</details>\n");

@@ -2,6 +2,7 @@
 
 pub mod analyze_csv;
 pub mod analyze_text;
+pub mod causes_text;
 pub mod html;
 
 /// Rows (the first is the header) as an aligned text table, the style every command uses.

@@ -403,6 +403,9 @@ fn worst_frame(o: &mut String, rank: usize, f: &FrameReport, budget_ms: f64, sca
             "<p class=\"note\">Not janky by FrameTimeline or CPU time: no blame computed.</p>",
         ),
     }
+    if let Some(c) = &f.causes {
+        o.push_str(&super::causes::frame_section(c, budget_ms));
+    }
     // The facts the verdict rests on: FrameTimeline on the left, FrameTracer and the
     // blame's hot spots on the right.
     o.push_str("<div class=\"row\">");
@@ -577,6 +580,9 @@ fn process_section(o: &mut String, ti: usize, p: &ProcessReport) {
             "<p class=\"meta\">Perfetto android_frame_stats: {} frames, was_jank {}, was_slow_frame {}, was_big_jank {}, was_huge_jank {}.</p>",
             s.frames, s.was_jank, s.was_slow_frame, s.was_big_jank, s.was_huge_jank
         );
+    }
+    if let Some(c) = &p.causes {
+        o.push_str(&super::causes::top_table(c));
     }
     for l in &p.layers {
         layer_section(o, p, l);

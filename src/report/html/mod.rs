@@ -6,6 +6,7 @@
 //! quote them) goes through [`esc`] before it is written, in text and in attributes alike.
 
 pub mod analyze;
+pub mod causes;
 pub mod compare;
 pub mod svg;
 
