@@ -233,6 +233,7 @@ mod tests {
             source_arg_set_id: None,
             machine_id: None,
             counter_unit: None,
+            parent_id: None,
         });
         for &(ts, dur, depth, name) in slices {
             let name = Some(s.intern(name));

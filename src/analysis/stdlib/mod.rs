@@ -68,7 +68,6 @@ pub const MODULES: &[Module] = &[
         provides: &["android.critical_blocking_calls"],
         tables: &["_android_critical_blocking_calls"],
         requires: &["android.binder", "slices.with_context"],
-        reads_thread_state: true,
         sql: include_str!("android_frame_blocking_calls.sql"),
     },
     Module {
@@ -82,14 +81,12 @@ pub const MODULES: &[Module] = &[
             "_android_jank_cuj_do_frames",
         ],
         requires: &["android.frames.timeline"],
-        reads_thread_state: false,
         sql: include_str!("android_cujs_base.sql"),
     },
     Module {
         provides: &["android.frame_blocking_calls.blocking_calls_aggregation"],
         tables: &["_extended_frame_boundary", "_blocking_calls_frame_cuj"],
         requires: &["android.critical_blocking_calls", "android.cujs.base"],
-        reads_thread_state: true,
         sql: include_str!("android_blocking_calls_aggregation.sql"),
     },
     Module {
