@@ -46,6 +46,12 @@ pub trait TokenizerHost: EventSink {
     fn on_system_info(&mut self, info: &protos::SystemInfo);
     /// The rail descriptors of a PowerRails packet, in file order (before any sample).
     fn on_power_rail_descriptors(&mut self, _power_rails: &[u8]) {}
+    /// Packets read whole while tokenizing, as trace_processor does (no timestamp needed):
+    /// the trace config, the service's and the kernel's stats, the GPU description.
+    fn on_trace_config(&mut self, _config: &[u8]) {}
+    fn on_trace_stats(&mut self, _stats: &[u8]) {}
+    fn on_ftrace_stats(&mut self, _stats: &[u8]) {}
+    fn on_gpu_info(&mut self, _gpu_info: &[u8]) {}
 }
 
 pub struct Tokenizer {
@@ -76,6 +82,8 @@ struct Header<'a> {
     previous_packet_dropped: bool,
     machine_id: Option<u32>,
     data: Option<(u32, &'a [u8])>,
+    /// The payload field of a packet whose payload frameprobe does not read (for counting).
+    other_kind: Option<u32>,
 }
 
 fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
@@ -90,6 +98,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
         previous_packet_dropped: false,
         machine_id: None,
         data: None,
+        other_kind: None,
     };
     for field in Fields::new(bytes) {
         let (id, v) = field?;
@@ -119,12 +128,19 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             | f::BATTERY
             | f::POWER_RAILS
             | f::GPU_MEM_TOTAL_EVENT
+            | f::TRACE_STATS
+            | f::FTRACE_STATS
+            | f::GPU_INFO
             | f::ZSTD_COMPRESSED_PACKETS => {
                 if let Value::Bytes(b) = v {
                     h.data = Some((id, b));
                 }
             }
-            _ => {}
+            _ => {
+                if let Value::Bytes(_) = v {
+                    h.other_kind.get_or_insert(id);
+                }
+            }
         }
     }
     Ok(h)
@@ -173,6 +189,8 @@ impl Tokenizer {
                 return;
             }
         }
+        let kind = h.data.map(|d| d.0).or(h.other_kind).unwrap_or(0);
+        host.store().trace_info.count_packet(kind);
         let seq_id = h.seq_id.unwrap_or(0);
         let seq = self.seqs.entry(seq_id).or_insert(SequenceState {
             incremental_valid: true,
@@ -217,7 +235,14 @@ impl Tokenizer {
             );
             return;
         }
+        match field {
+            f::TRACE_STATS => return host.on_trace_stats(data),
+            f::FTRACE_STATS => return host.on_ftrace_stats(data),
+            f::GPU_INFO => return host.on_gpu_info(data),
+            _ => {}
+        }
         if field == f::TRACE_CONFIG {
+            host.on_trace_config(data);
             if let Ok(cfg) = protos::TraceConfig::decode(data) {
                 if let Some(c) = cfg.builtin_data_sources.and_then(|b| b.primary_trace_clock) {
                     if c != 0 {
