@@ -3,6 +3,7 @@
 
 pub mod blame;
 pub mod buffers;
+pub mod definitions;
 pub mod frame_timing;
 pub mod frames;
 pub mod glob;
@@ -12,6 +13,7 @@ pub mod jank;
 pub mod macrobenchmark;
 pub mod monitor_contention_name;
 pub mod perfetto_stats;
+pub mod refresh;
 pub mod report_model;
 pub mod span_join;
 pub mod sql_functions;
@@ -189,7 +191,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     }
     let states = ThreadStateIndex::new(store, &ui_threads);
     let mb_inputs = macrobenchmark::inputs_by_process(store);
-    let stats = perfetto_stats::by_process(store).unwrap_or_else(|e| {
+    let stdlib = perfetto_stats::compute(store).unwrap_or_else(|e| {
         warnings.push(format!(
             "Perfetto stdlib frame stats could not be computed: {e:#}"
         ));
@@ -286,7 +288,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             budget_source,
             layers,
             macrobenchmark: macrobenchmark::block_for_process(&mb_inputs, upid, api),
-            perfetto_frame_stats: stats.get(&upid).cloned(),
+            perfetto_frame_stats: stdlib.by_process.get(&upid).cloned(),
             hwui: hwui_verdicts.summary.map(|mut h| {
                 if api < 31 {
                     h.note.push_str(&format!(
