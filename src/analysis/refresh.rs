@@ -34,6 +34,9 @@ const MAX_PERIOD_NS: i64 = 100_000_000;
 const SAME_VSYNC_NS: i64 = 500_000;
 /// Gaps on each side of a gap that inform its period.
 const WINDOW: usize = 6;
+/// Gaps of exactly one period a neighbourhood needs before its period is believed (a lone
+/// gap between idle stretches says nothing about the rate).
+const MIN_SUPPORT: usize = 3;
 /// The largest multiple of the period a gap may be to count (skipped vsyncs).
 const MAX_SKIPPED: i64 = 4;
 
@@ -135,6 +138,10 @@ pub fn spacing_periods(times: &[i64]) -> Vec<(i64, i64)> {
         let Some(base) = candidates.iter().copied().find(|&b| fits(gap, b).is_some()) else {
             continue;
         };
+        let single = |g: i64| (g - base).abs() * 10 < base;
+        if window.iter().filter(|g| single(g.1)).count() < MIN_SUPPORT {
+            continue;
+        }
         let mut per: Vec<i64> = window.iter().filter_map(|g| fits(g.1, base)).collect();
         let p = snap(median(&mut per));
         if steps.last().is_none_or(|s| s.1 != p) {
@@ -326,6 +333,19 @@ mod tests {
         let s = spacing_periods(&t);
         assert_eq!(s.len(), 1, "{s:?}");
         assert_eq!(s[0].1, P120);
+    }
+
+    #[test]
+    fn lone_gaps_between_idle_stretches_are_not_a_rate() {
+        // Bursts at 120 Hz separated by idle; one 14.4 ms gap and one 83 ms gap alone.
+        let mut t = ticks(0, P120, 10, &[]);
+        let a = 10 * P120 + 500_000_000;
+        t.extend([a, a + 14_430_000]);
+        let b = a + 600_000_000;
+        t.extend([b, b + 83_333_333]);
+        t.extend(ticks(b + 700_000_000, P120, 10, &[]));
+        let s = spacing_periods(&t);
+        assert!(s.iter().all(|x| x.1 == P120), "{s:?}");
     }
 
     #[test]

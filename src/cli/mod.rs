@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod export;
 pub mod gate;
 pub mod gfxinfo;
+pub mod load;
 pub mod output;
 pub mod query;
 pub mod report;

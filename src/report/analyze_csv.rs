@@ -49,21 +49,27 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
     let mut out = head.join(",") + "\n";
     for p in &r.processes {
         for l in &p.layers {
-            let t = |k: &str| l.by_jank_tag.get(k).map_or(0, |c| c.frames).to_string();
+            // Empty cells, never 0, where FrameTimeline classified nothing.
+            let t = |k: &str| {
+                opt(l
+                    .by_jank_tag
+                    .as_ref()
+                    .map(|m| m.get(k).map_or(0, |c| c.frames)))
+            };
             let mut row = vec![
                 p.pid.to_string(),
                 csv_field(p.name.as_deref().unwrap_or("")),
                 csv_field(l.layer.as_deref().unwrap_or("")),
                 l.frames.to_string(),
                 l.frames_with_timeline.to_string(),
-                l.janky.frames.to_string(),
-                l.janky.rate_pct.to_string(),
+                opt(l.janky.as_ref().map(|c| c.frames)),
+                opt(l.janky.as_ref().map(|c| c.rate_pct)),
                 t("Self Jank"),
                 t("Other Jank"),
                 t("Dropped Frame"),
                 t("Buffer Stuffing"),
-                l.deadline_missed.frames.to_string(),
-                l.slow_frames.frames.to_string(),
+                opt(l.deadline_missed.as_ref().map(|c| c.frames)),
+                opt(l.slow_frames.as_ref().map(|c| c.frames)),
                 l.longest_janky_streak.to_string(),
             ];
             row.extend(dist_cells(&l.durations.ui_ms));

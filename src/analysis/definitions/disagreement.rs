@@ -16,8 +16,17 @@ pub const VOTERS: [Definition; 5] = [
     Definition::MissedVsyncs,
 ];
 
-/// Some(reason) when the definitions that judge the frame do not all agree.
-pub fn reason(d: &FrameDefinitions, f: &FrameFacts<'_>) -> Option<String> {
+/// Why the definitions disagree on one frame.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Disagreement {
+    /// The rule difference behind it (frames are grouped by it).
+    pub kind: String,
+    /// The kind, then each judging definition's verdict with its numbers.
+    pub reason: String,
+}
+
+/// Some(..) when the definitions that judge the frame do not all agree.
+pub fn reason(d: &FrameDefinitions, f: &FrameFacts<'_>) -> Option<Disagreement> {
     let votes: Vec<(Definition, bool)> = VOTERS
         .iter()
         .filter_map(|&k| d.get(k).flagged.map(|v| (k, v)))
@@ -29,14 +38,16 @@ pub fn reason(d: &FrameDefinitions, f: &FrameFacts<'_>) -> Option<String> {
         .iter()
         .map(|&(k, v)| {
             format!(
-                "{} {} ({})",
+                "{}: {} ({})",
                 k.label(),
-                if v { "flags it" } else { "does not" },
+                if v { "janky" } else { "not janky" },
                 d.get(k).why
             )
         })
         .collect();
-    Some(format!("{}. {}", headline(d, f), clauses.join("; ")))
+    let kind = headline(d, f);
+    let reason = format!("{kind}. {}", clauses.join("; "));
+    Some(Disagreement { kind, reason })
 }
 
 fn headline(d: &FrameDefinitions, f: &FrameFacts<'_>) -> String {
@@ -153,7 +164,7 @@ mod tests {
         let d = judge_frame(&f, stdlib(3_000_000));
         assert_eq!(d.frame_timeline.flagged, Some(false));
         assert_eq!(d.perfetto_stdlib.flagged, Some(true));
-        let r = d.disagreement.expect("they disagree");
+        let r = d.disagreement.expect("they disagree").reason;
         assert!(r.starts_with("Perfetto and the whole-vsync count"), "{r}");
         assert!(r.contains("Buffer Stuffing"), "{r}");
         // Every voter's verdict is in the words.
@@ -177,7 +188,7 @@ mod tests {
         // 16.5 ms of work, done before the 16.67 ms deadline.
         let f = frame("No Jank", 1, -1_000_000, 16_500_000);
         let d = judge_frame(&f, stdlib(-1_000_000));
-        let r = d.disagreement.unwrap();
+        let r = d.disagreement.unwrap().reason;
         assert!(r.starts_with("Vitals flags any frame over a fixed 16 ms"), "{r}");
     }
 
@@ -185,6 +196,10 @@ mod tests {
     fn other_jank_blames_surfaceflinger() {
         let f = frame("Other Jank", 4, -2_000_000, 8_000_000);
         let d = judge_frame(&f, stdlib(-2_000_000));
-        assert!(d.disagreement.unwrap().starts_with("FrameTimeline blames SurfaceFlinger"));
+        assert!(d
+            .disagreement
+            .unwrap()
+            .kind
+            .starts_with("FrameTimeline blames SurfaceFlinger"));
     }
 }

@@ -249,7 +249,7 @@ pub struct FrameDefinitions {
     pub vitals: Verdict,
     pub missed_vsyncs: Verdict,
     /// Why the definitions that judge the frame disagree (null when they agree).
-    pub disagreement: Option<String>,
+    pub disagreement: Option<disagreement::Disagreement>,
 }
 
 impl FrameDefinitions {
@@ -362,12 +362,12 @@ pub fn hwui(h: Option<&HwuiFrame>) -> Verdict {
             "JankTracker did not count the frame (no positive duration)".into(),
         );
     }
-    let types: Vec<&str> = h
-        .jank_types
-        .iter()
-        .copied()
-        .filter(|t| *t != "frame_deadline_missed")
-        .collect();
+    let mut types: Vec<&str> = Vec::new();
+    for t in h.jank_types.iter().copied() {
+        if t != "frame_deadline_missed" && !types.contains(&t) {
+            types.push(t);
+        }
+    }
     let detail = if types.is_empty() {
         String::new()
     } else {

@@ -128,19 +128,23 @@ fn summary_table(l: &LayerSummary) -> String {
         "Frames with FrameTimeline",
         l.frames_with_timeline.to_string(),
     );
-    if l.frames_with_timeline > 0 {
+    if let Some(j) = &l.janky {
         kv(
             "Janky (Self, Other Jank, Dropped)",
-            count_text(&l.janky) + " of FrameTimeline frames",
+            count_text(j) + " of FrameTimeline frames",
         );
+    }
+    if let Some(d) = &l.deadline_missed {
         kv(
             "App deadline missed",
-            count_text(&l.deadline_missed) + " of FrameTimeline frames",
+            count_text(d) + " of FrameTimeline frames",
         );
     }
     kv(
         "Slow frames (CPU over budget)",
-        count_text(&l.slow_frames) + " of all frames",
+        l.slow_frames.as_ref().map_or("n/a".into(), |c| {
+            count_text(c) + " of the frames with a duration"
+        }),
     );
     kv("Longest janky streak", l.longest_janky_streak.to_string());
     kv(
@@ -152,10 +156,10 @@ fn summary_table(l: &LayerSummary) -> String {
             )
         }),
     );
-    for (t, c) in &l.by_jank_tag {
+    for (t, c) in l.by_jank_tag.iter().flatten() {
         kv(&format!("Jank tag: {t}"), count_text(c));
     }
-    for (r, c) in &l.by_jank_reason {
+    for (r, c) in l.by_jank_reason.iter().flatten() {
         kv(&format!("Jank reason: {r}"), count_text(c));
     }
     o.push_str("</tbody></table>");
