@@ -85,9 +85,6 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
         r.warnings.extend(loaded.warnings);
         reports.push(r);
     }
-    if let Some(code) = super::analyze::filter_matched_nothing(&reports, &opts) {
-        return Ok(code);
-    }
     let page = html::render_analyze(&reports);
     write_out(&a.output, &page)?;
     Ok(ExitCode::SUCCESS)
