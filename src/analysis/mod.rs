@@ -4,6 +4,7 @@
 pub mod blame;
 pub mod buffers;
 pub mod definitions;
+pub mod doctor;
 pub mod frame_timing;
 pub mod frames;
 pub mod glob;

@@ -2,6 +2,7 @@
 
 pub mod analyze_csv;
 pub mod analyze_text;
+pub mod doctor_text;
 pub mod html;
 pub mod verdicts;
 
