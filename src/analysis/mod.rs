@@ -279,7 +279,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 name: name.clone(),
                 name_source,
                 has_cmdline: p.cmdline.is_some(),
-                frames: frames.len(),
+                frames: Some(frames.len()),
                 frames_with_timeline: frames.iter().filter(|f| f.timeline.is_some()).count(),
                 frames_with_ui: frames.iter().filter(|f| f.ui.is_some()).count(),
             },

@@ -324,7 +324,8 @@ pub struct ProcessFacts {
     /// "process" or "layer".
     pub name_source: Option<&'static str>,
     pub has_cmdline: bool,
-    pub frames: usize,
+    /// None: do not judge the frame count (the gate judges the pooled count).
+    pub frames: Option<usize>,
     pub frames_with_timeline: usize,
     pub frames_with_ui: usize,
 }
@@ -338,7 +339,32 @@ fn preason(id: &'static str, grade: Grade, text: String) -> Reason {
     }
 }
 
-/// The reasons that apply to one process (its frames in the analysis).
+/// Too few frames for a rate (inconclusive) or for the upper percentiles (degraded).
+pub fn frame_count_reasons(frames: usize) -> Vec<Reason> {
+    use Grade::*;
+    if frames < MIN_FRAMES {
+        vec![preason(
+            "too_few_frames",
+            Inconclusive,
+            format!(
+                "only {} frame{}: too few for a rate or a percentile",
+                frames,
+                if frames == 1 { "" } else { "s" }
+            ),
+        )]
+    } else if frames < FEW_FRAMES {
+        vec![preason(
+            "few_frames",
+            Degraded,
+            format!("only {frames} frames: P90 and above rest on one or two frames"),
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The reasons that apply to one process (its frames in the analysis; with `frames` =
+/// None, as the CI gate does for one iteration, the frame count is left out).
 pub fn process_reasons(p: &ProcessFacts, trace: &TraceFacts) -> Vec<Reason> {
     use Grade::*;
     let mut out = Vec::new();
@@ -361,22 +387,8 @@ pub fn process_reasons(p: &ProcessFacts, trace: &TraceFacts) -> Vec<Reason> {
         )),
         _ => {}
     }
-    if p.frames < MIN_FRAMES {
-        out.push(preason(
-            "too_few_frames",
-            Inconclusive,
-            format!(
-                "only {} frame{}: too few for a rate or a percentile",
-                p.frames,
-                if p.frames == 1 { "" } else { "s" }
-            ),
-        ));
-    } else if p.frames < FEW_FRAMES {
-        out.push(preason(
-            "few_frames",
-            Degraded,
-            format!("only {} frames: P90 and above rest on one or two frames", p.frames),
-        ));
+    if let Some(n) = p.frames {
+        out.extend(frame_count_reasons(n));
     }
     if trace.sources.frame_timeline && p.frames_with_timeline == 0 {
         out.push(preason(
@@ -488,7 +500,7 @@ mod tests {
             name: Some(name.into()),
             name_source: Some(src),
             has_cmdline: cmdline,
-            frames,
+            frames: Some(frames),
             frames_with_timeline: frames,
             frames_with_ui: frames,
         };
