@@ -95,10 +95,13 @@ impl SourceId {
                 .iter()
                 .any(|a| a == "view" || a == "gfx"),
             SourceId::Atrace => !c.atrace_categories.is_empty() || !c.atrace_apps.is_empty(),
-            SourceId::Sched => c
-                .ftrace_events
-                .iter()
-                .any(|e| e == "sched/sched_switch" || e == "sched_switch" || e == "sched/*"),
+            // The atrace category "sched" enables sched_switch too.
+            SourceId::Sched => {
+                c.ftrace_events
+                    .iter()
+                    .any(|e| e == "sched/sched_switch" || e == "sched_switch" || e == "sched/*")
+                    || c.atrace_categories.iter().any(|a| a == "sched")
+            }
             SourceId::ProcessTree => ds("linux.process_stats"),
             SourceId::ClockSnapshot => true,
         }
@@ -162,7 +165,7 @@ pub struct DoctorReport {
 
 /// TracePacket payload names for the "other data" list (fields doctor reports as sources
 /// or that only describe the recording are left out).
-const OTHER_PACKETS: [(u32, &str); 22] = [
+const OTHER_PACKETS: [(u32, &str); 23] = [
     (7, "sys_stats"),
     (9, "process_stats"),
     (11, "track_event"),
@@ -178,6 +181,7 @@ const OTHER_PACKETS: [(u32, &str); 22] = [
     (66, "perf_sample"),
     (70, "initial_display_state"),
     (71, "gpu_mem_total_event"),
+    (78, "ui_state"),
     (83, "android_game_intervention_list"),
     (84, "statsd_atom"),
     (86, "android_system_property"),
