@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use frameprobe::synth::{generate, PlannedFrame, SynthConfig};
 use serde_json::Value;
@@ -35,9 +35,13 @@ fn write(name: &str, c: &SynthConfig) -> (PathBuf, Vec<PlannedFrame>) {
     (p, t.frames)
 }
 
-fn frames_json(path: &PathBuf) -> Vec<Value> {
+fn frames_json(path: &Path) -> Vec<Value> {
     let out = common::run(&["frames", path.to_str().unwrap(), "--format", "json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     v["processes"][0]["frames"].as_array().unwrap().clone()
 }
@@ -55,7 +59,11 @@ fn check(name: &str, counters: bool, source: &str) {
         let period_ms = (pf.vsync_period_ns as f64 / 1e4).round() / 100.0;
         assert_eq!(f["vsync_period_ms"].as_f64(), Some(period_ms), "{f}");
         assert_eq!(f["vsync_period_source"], source);
-        let want_hz = if pf.vsync_period_ns == 11_111_111 { 90.0 } else { 120.0 };
+        let want_hz = if pf.vsync_period_ns == 11_111_111 {
+            90.0
+        } else {
+            120.0
+        };
         assert_eq!(f["refresh_hz"].as_f64(), Some(want_hz));
         // The budget is the frame's expected surface frame: one period here.
         let budget = ((pf.expected_end - pf.expected_start) as f64 / 1e4).round() / 100.0;
@@ -81,10 +89,8 @@ fn check(name: &str, counters: bool, source: &str) {
         .map(|r| (r["hz"].as_f64().unwrap(), r["frames"].as_u64().unwrap()))
         .collect();
     assert_eq!(rates, vec![(120.0, 80), (90.0, 80)]);
-    let table = String::from_utf8(
-        common::run(&["analyze", path.to_str().unwrap()]).stdout,
-    )
-    .unwrap();
+    let table =
+        String::from_utf8(common::run(&["analyze", path.to_str().unwrap()]).stdout).unwrap();
     assert!(
         table.contains("120 Hz (8.33 ms): 80 frames, 90 Hz (11.11 ms): 80 frames"),
         "{table}"

@@ -46,6 +46,9 @@ fn rewrite_system_info(bytes: &[u8], edit: &dyn Fn(&mut SystemInfo)) -> Vec<u8> 
     out
 }
 
+/// An edit of the SystemInfo packet.
+type Edit = Box<dyn Fn(&mut SystemInfo)>;
+
 fn write(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("frameprobe-emu-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -56,7 +59,11 @@ fn write(name: &str, bytes: &[u8]) -> PathBuf {
 
 fn analyze(t: &Path) -> Json {
     let out = common::run(&["analyze", t.to_str().unwrap(), "--format", "json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -97,7 +104,7 @@ fn an_emulator_trace_is_inconclusive_and_fails_check() {
 
     let emulator_fingerprint =
         "google/sdk_gphone64_x86_64/emu64xa:15/AE3A.240806.019/12285358:userdebug/dev-keys";
-    let variants: [(&str, Box<dyn Fn(&mut SystemInfo)>, &str); 2] = [
+    let variants: [(&str, Edit, &str); 2] = [
         (
             "fingerprint.perfetto-trace",
             Box::new(|i: &mut SystemInfo| {
@@ -121,7 +128,10 @@ fn an_emulator_trace_is_inconclusive_and_fails_check() {
         assert_eq!(r["trust"]["grade"], "inconclusive", "{name}");
         let reason = &r["trust"]["reasons"][0];
         assert_eq!(reason["id"], "emulator");
-        assert!(reason["text"].as_str().unwrap().contains(marker), "{reason}");
+        assert!(
+            reason["text"].as_str().unwrap().contains(marker),
+            "{reason}"
+        );
         // Every process inherits the trace's grade; the frames themselves are unchanged.
         for p in r["processes"].as_array().unwrap() {
             assert_eq!(p["trust"]["grade"], "inconclusive");
@@ -139,7 +149,10 @@ fn an_emulator_trace_is_inconclusive_and_fails_check() {
         assert_eq!(c["outcome"], "inconclusive");
         assert_eq!(c["trust"], "inconclusive");
         assert!(c["errors"][0].as_str().unwrap().contains("emulator"), "{c}");
-        assert_eq!(c["tests"][0]["iterations"][0]["trust"]["reasons"][0]["id"], "emulator");
+        assert_eq!(
+            c["tests"][0]["iterations"][0]["trust"]["reasons"][0]["id"],
+            "emulator"
+        );
         // Allowed: the rules decide again.
         let (code, c) = check(&t, &["--allow-inconclusive"]);
         assert_eq!(code, Some(0), "{c}");

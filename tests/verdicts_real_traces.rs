@@ -14,7 +14,11 @@ use serde_json::Value;
 
 fn json(args: &[&str]) -> Value {
     let out = common::run(args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -61,7 +65,14 @@ fn api35_systemui_reconciliation_adds_up() {
         return;
     };
     let t = trace(&dir, "androidx_api35_startup_cold_classinit");
-    let r = json(&["analyze", t.to_str().unwrap(), "-p", "com.android.systemui", "--format", "json"]);
+    let r = json(&[
+        "analyze",
+        t.to_str().unwrap(),
+        "-p",
+        "com.android.systemui",
+        "--format",
+        "json",
+    ]);
     assert_eq!(r["metric_version"], 1);
     let p = &r["processes"][0];
     let tables = p["reconciliation"].as_array().unwrap();
@@ -77,7 +88,11 @@ fn api35_systemui_reconciliation_adds_up() {
                 .iter()
                 .map(|n| n["frames"].as_u64().unwrap())
                 .sum();
-            assert_eq!(rw["frames_considered"].as_u64().unwrap() + not, frames, "{rw}");
+            assert_eq!(
+                rw["frames_considered"].as_u64().unwrap() + not,
+                frames,
+                "{rw}"
+            );
             assert!(rw["frames_flagged"].as_u64() <= rw["frames_considered"].as_u64());
             if let Some(c) = rw["count"].as_u64() {
                 assert!(c <= rw["of"].as_u64().unwrap(), "{rw}");
@@ -96,7 +111,10 @@ fn api35_systemui_reconciliation_adds_up() {
             tb["disagreeing_frames"].as_u64().unwrap()
         );
     }
-    let layer_frames: u64 = tables[1..].iter().map(|t| t["frames"].as_u64().unwrap()).sum();
+    let layer_frames: u64 = tables[1..]
+        .iter()
+        .map(|t| t["frames"].as_u64().unwrap())
+        .sum();
     assert_eq!(layer_frames, 44);
     let process = &tables[0];
 
@@ -114,7 +132,10 @@ fn api35_systemui_reconciliation_adds_up() {
         .map(|(_, n)| n)
         .sum();
     let ft = row(process, "frame_timeline");
-    assert_eq!((ft["count"].as_u64(), ft["of"].as_u64()), (Some(janky), Some(total)));
+    assert_eq!(
+        (ft["count"].as_u64(), ft["of"].as_u64()),
+        (Some(janky), Some(total))
+    );
     assert_eq!((janky, total), (12, 44));
     let ft_layers: u64 = tables[1..]
         .iter()
@@ -125,8 +146,10 @@ fn api35_systemui_reconciliation_adds_up() {
     // Perfetto stdlib: trace_processor's android_frames rows of systemui that have an
     // android_frame_stats row (40 frame ids, 2 of them without), and their verdicts (the
     // oracle CSVs).
-    let Some(oracle) = common::shared("perfetto-oracle/expected/androidx_api35_startup_cold_classinit", "stdlib part")
-    else {
+    let Some(oracle) = common::shared(
+        "perfetto-oracle/expected/androidx_api35_startup_cold_classinit",
+        "stdlib part",
+    ) else {
         return;
     };
     let ids: BTreeSet<String> = csv(&oracle.join("stdlib_android_frames.csv"))
@@ -164,16 +187,29 @@ fn api35_systemui_reconciliation_adds_up() {
     assert_eq!(mb["units_without_frame"], 0);
 
     // Every disagreeing frame has its reason, and only those.
-    let f = json(&["frames", t.to_str().unwrap(), "-p", "com.android.systemui", "--format", "json"]);
+    let f = json(&[
+        "frames",
+        t.to_str().unwrap(),
+        "-p",
+        "com.android.systemui",
+        "--format",
+        "json",
+    ]);
     let frames = f["processes"][0]["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 44);
     let mut disagreeing = 0;
     for fr in frames {
         let d = &fr["definitions"];
-        let votes: BTreeSet<bool> = ["frame_timeline", "perfetto_stdlib", "hwui", "vitals", "missed_vsyncs"]
-            .iter()
-            .filter_map(|k| d[*k]["flagged"].as_bool())
-            .collect();
+        let votes: BTreeSet<bool> = [
+            "frame_timeline",
+            "perfetto_stdlib",
+            "hwui",
+            "vitals",
+            "missed_vsyncs",
+        ]
+        .iter()
+        .filter_map(|k| d[*k]["flagged"].as_bool())
+        .collect();
         let reason = d["disagreement"]["reason"].as_str();
         if votes.len() > 1 {
             disagreeing += 1;
@@ -184,7 +220,14 @@ fn api35_systemui_reconciliation_adds_up() {
         } else {
             assert!(d["disagreement"].is_null(), "{fr}");
         }
-        for k in ["frame_timeline", "perfetto_stdlib", "hwui", "macrobenchmark", "vitals", "missed_vsyncs"] {
+        for k in [
+            "frame_timeline",
+            "perfetto_stdlib",
+            "hwui",
+            "macrobenchmark",
+            "vitals",
+            "missed_vsyncs",
+        ] {
             assert!(!d[k]["rules"].as_array().unwrap().is_empty(), "{k}: {fr}");
             if d[k]["considered"] == false {
                 assert!(d[k]["flagged"].is_null() && !d[k]["why"].as_str().unwrap().is_empty());
@@ -199,7 +242,10 @@ fn api35_systemui_reconciliation_adds_up() {
         .contains("Buffer Stuffing"));
     // Every frame has its own budget: the expected surface frame (20 ms here), at 60 Hz.
     for fr in frames {
-        assert_eq!(fr["budget_source"], "its expected surface frame (FrameTimeline)");
+        assert_eq!(
+            fr["budget_source"],
+            "its expected surface frame (FrameTimeline)"
+        );
         assert_eq!(fr["refresh_hz"], 60.0);
     }
 }
@@ -209,9 +255,19 @@ fn worst_frames_rank_janky_frames_by_whole_vsyncs_missed() {
     let Some(dir) = common::shared("traces", "worst_frames_rank_janky_frames") else {
         return;
     };
-    for name in ["androidx_api35_startup_cold_classinit", "nowinandroid_demo_pixel7pro_api33"] {
+    for name in [
+        "androidx_api35_startup_cold_classinit",
+        "nowinandroid_demo_pixel7pro_api33",
+    ] {
         let t = trace(&dir, name);
-        let r = json(&["analyze", t.to_str().unwrap(), "--format", "json", "--top", "15"]);
+        let r = json(&[
+            "analyze",
+            t.to_str().unwrap(),
+            "--format",
+            "json",
+            "--top",
+            "15",
+        ]);
         for p in r["processes"].as_array().unwrap() {
             let worst = p["worst_frames"].as_array().unwrap();
             let key = |f: &Value| {
@@ -248,7 +304,14 @@ fn api24_json_has_null_frame_timeline_fields() {
         return;
     };
     let t = trace(&dir, "androidx_api24_startup_cold");
-    let r = json(&["analyze", t.to_str().unwrap(), "--format", "json", "--top", "50"]);
+    let r = json(&[
+        "analyze",
+        t.to_str().unwrap(),
+        "--format",
+        "json",
+        "--top",
+        "50",
+    ]);
     assert_eq!(r["sources"]["frame_timeline"], false);
     let ids: Vec<&str> = r["trust"]["reasons"]
         .as_array()
@@ -273,11 +336,21 @@ fn api24_json_has_null_frame_timeline_fields() {
         assert!(ft["count"].is_null() && ft["rate_pct"].is_null());
         assert_eq!(ft["of"], 0);
         for f in p["worst_frames"].as_array().unwrap() {
-            for k in ["jank_tag", "jank_type", "present_type", "overrun_ms", "missed_vsyncs", "on_time_finish"] {
+            for k in [
+                "jank_tag",
+                "jank_type",
+                "present_type",
+                "overrun_ms",
+                "missed_vsyncs",
+                "on_time_finish",
+            ] {
                 assert!(f[k].is_null(), "{k}");
             }
             assert!(f["definitions"]["frame_timeline"]["flagged"].is_null());
-            assert!(!f["ui_ms"].is_null() || !f["cpu_ms"].is_null(), "no detail: {f}");
+            assert!(
+                !f["ui_ms"].is_null() || !f["cpu_ms"].is_null(),
+                "no detail: {f}"
+            );
             // Budget: the vsync period, from hardware vsync spacing (60 Hz).
             assert_eq!(f["budget_source"], "its vsync period");
             assert_eq!(f["budget_ms"], 16.67);
@@ -291,7 +364,11 @@ fn api24_json_has_null_frame_timeline_fields() {
         .find(|l| l.contains("(no FrameTimeline layer)"))
         .unwrap();
     let cells: Vec<&str> = layer_line.split('|').map(str::trim).collect();
-    assert_eq!(&cells[3..8], ["n/a", "n/a", "n/a", "n/a", "n/a"], "{layer_line}");
+    assert_eq!(
+        &cells[3..8],
+        ["n/a", "n/a", "n/a", "n/a", "n/a"],
+        "{layer_line}"
+    );
 }
 
 #[test]
@@ -329,7 +406,10 @@ fn nowinandroid_counts_frames_per_refresh_rate() {
         .map(|x| x["id"].as_str().unwrap())
         .collect();
     assert_eq!(r["trust"]["grade"], "degraded");
-    assert!(ids.contains(&"no_atrace_view") && ids.contains(&"no_sched"), "{ids:?}");
+    assert!(
+        ids.contains(&"no_atrace_view") && ids.contains(&"no_sched"),
+        "{ids:?}"
+    );
     let app = r["processes"]
         .as_array()
         .unwrap()
@@ -343,11 +423,26 @@ fn nowinandroid_counts_frames_per_refresh_rate() {
         .iter()
         .any(|x| x["id"] == "name_guessed"));
     // 120 Hz: the app's budget is its expected surface frame, two vsyncs (16.6 ms).
-    let f = json(&["frames", t.to_str().unwrap(), "-p", "9305", "--format", "json"]);
+    let f = json(&[
+        "frames",
+        t.to_str().unwrap(),
+        "-p",
+        "9305",
+        "--format",
+        "json",
+    ]);
     for fr in f["processes"][0]["frames"].as_array().unwrap() {
         assert_eq!(fr["vsync_period_ms"], 8.33);
         if let (Some(o), Some(n)) = (fr["overrun_ms"].as_f64(), fr["missed_vsyncs"].as_u64()) {
-            assert_eq!(n, if o <= 0.0 { 0 } else { (o / 8.333333).ceil() as u64 }, "{fr}");
+            assert_eq!(
+                n,
+                if o <= 0.0 {
+                    0
+                } else {
+                    (o / 8.333333).ceil() as u64
+                },
+                "{fr}"
+            );
         }
     }
 }
@@ -362,10 +457,23 @@ fn a_filter_matching_nothing_and_an_empty_file_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("no frames match \"com.nonexistent.app\""), "{err}");
-    assert!(err.contains("com.android.systemui (pid 3067): 44 frames"), "{err}");
+    assert!(
+        err.contains("no frames match \"com.nonexistent.app\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("com.android.systemui (pid 3067): 44 frames"),
+        "{err}"
+    );
     // A truncated name: the process it is part of comes first.
-    let out = common::run(&["analyze", t.to_str().unwrap(), "-p", "launcher", "--format", "json"]);
+    let out = common::run(&[
+        "analyze",
+        t.to_str().unwrap(),
+        "-p",
+        "launcher",
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     let first = err.lines().nth(1).unwrap();
@@ -373,7 +481,8 @@ fn a_filter_matching_nothing_and_an_empty_file_exit_2() {
     let out = common::run(&["frames", t.to_str().unwrap(), "--layer", "nothing*"]);
     assert_eq!(out.status.code(), Some(2));
     // An empty file is an error, not an empty report.
-    let empty = std::env::temp_dir().join(format!("frameprobe-empty-{}.pftrace", std::process::id()));
+    let empty =
+        std::env::temp_dir().join(format!("frameprobe-empty-{}.pftrace", std::process::id()));
     std::fs::write(&empty, b"").unwrap();
     for cmd in ["analyze", "frames", "doctor"] {
         let out = common::run(&[cmd, empty.to_str().unwrap()]);

@@ -46,7 +46,9 @@ impl SourceId {
         match self {
             SourceId::FrameTimeline => "FrameTimeline (SurfaceFlinger expected/actual frames)",
             SourceId::FrameTracer => "FrameTracer (graphics_frame_event buffer phases)",
-            SourceId::AtraceView => "atrace view/gfx frame slices (Choreographer#doFrame, DrawFrame)",
+            SourceId::AtraceView => {
+                "atrace view/gfx frame slices (Choreographer#doFrame, DrawFrame)"
+            }
             SourceId::Atrace => "atrace (userspace trace sections)",
             SourceId::Sched => "scheduling (sched_switch / compact sched)",
             SourceId::ProcessTree => "process tree (process names and command lines)",
@@ -256,7 +258,10 @@ fn statuses(store: &Store) -> Vec<SourceStatus> {
                     info.packets_of(f::FRAME_TIMELINE_EVENT) > 0,
                     format!(
                         "{}: {}, {}",
-                        plural(info.packets_of(f::FRAME_TIMELINE_EVENT) as usize, "frame_timeline_event packet"),
+                        plural(
+                            info.packets_of(f::FRAME_TIMELINE_EVENT) as usize,
+                            "frame_timeline_event packet"
+                        ),
                         plural(surface, "actual surface frame"),
                         plural(display, "actual display frame")
                     ),
@@ -293,11 +298,17 @@ fn statuses(store: &Store) -> Vec<SourceStatus> {
                 ),
                 SourceId::ProcessTree => (
                     info.packets_of(f::PROCESS_TREE) > 0,
-                    plural(info.packets_of(f::PROCESS_TREE) as usize, "process_tree packet"),
+                    plural(
+                        info.packets_of(f::PROCESS_TREE) as usize,
+                        "process_tree packet",
+                    ),
                 ),
                 SourceId::ClockSnapshot => (
                     info.packets_of(f::CLOCK_SNAPSHOT) > 0,
-                    plural(info.packets_of(f::CLOCK_SNAPSHOT) as usize, "clock_snapshot packet"),
+                    plural(
+                        info.packets_of(f::CLOCK_SNAPSHOT) as usize,
+                        "clock_snapshot packet",
+                    ),
                 ),
             };
             SourceStatus {
@@ -336,7 +347,9 @@ pub fn combined_config(missing: &[SourceId]) -> Option<String> {
         }
     }
     if !ftrace.is_empty() {
-        out.push_str("data_sources {\n  config {\n    name: \"linux.ftrace\"\n    ftrace_config {\n");
+        out.push_str(
+            "data_sources {\n  config {\n    name: \"linux.ftrace\"\n    ftrace_config {\n",
+        );
         for l in ftrace {
             out.push_str("      ");
             out.push_str(l);
@@ -364,7 +377,11 @@ pub fn doctor(store: &Store, trace: &str, packets: u64) -> DoctorReport {
         .flatten()
         .map(|f| super::process_verdicts::timing(f, &vsync).period_ns);
     let sources = statuses(store);
-    let missing: Vec<SourceId> = sources.iter().filter(|s| !s.present).map(|s| s.id).collect();
+    let missing: Vec<SourceId> = sources
+        .iter()
+        .filter(|s| !s.present)
+        .map(|s| s.id)
+        .collect();
     let other_data = store
         .trace_info
         .packet_kinds
@@ -416,7 +433,11 @@ mod tests {
     #[test]
     fn every_missing_source_but_clocks_has_a_snippet() {
         for id in SourceId::ALL {
-            assert_eq!(id.config().is_some(), id != SourceId::ClockSnapshot, "{id:?}");
+            assert_eq!(
+                id.config().is_some(),
+                id != SourceId::ClockSnapshot,
+                "{id:?}"
+            );
             assert!(!id.cost().is_empty());
         }
     }

@@ -110,7 +110,8 @@ fn distance(wanted: &[String], p: &FrameProcess) -> (usize, usize) {
             let w = w.trim_matches('*');
             let lw = w.to_ascii_lowercase();
             let ln = name.to_ascii_lowercase();
-            let contains = !lw.is_empty() && (ln.contains(&lw) || lw.contains(&ln) && !ln.is_empty());
+            let contains =
+                !lw.is_empty() && (ln.contains(&lw) || lw.contains(&ln) && !ln.is_empty());
             (
                 usize::from(!contains),
                 edit_distance(w, &name).min(edit_distance(w, &pid)),

@@ -212,7 +212,8 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             continue;
         }
         let p = &store.processes[upid as usize];
-        let (name, name_source) = inventory::display_name(&idx, upid, &inventory::layer_names(&frames));
+        let (name, name_source) =
+            inventory::display_name(&idx, upid, &inventory::layer_names(&frames));
         let argv0 = store.opt_str(p.cmdline).and_then(|c| c.split(' ').next());
         if !matches_process(opts, p.pid, &[name.as_deref(), argv0]) {
             continue;

@@ -84,7 +84,10 @@ pub fn compute(store: &Store) -> Result<StdlibStats> {
         f.cpu_time_ns = f.cpu_time_ns.max(cpu);
     }
     for (table, set) in [
-        ("android_frames_choreographer_do_frame", &mut out.do_frame_ids),
+        (
+            "android_frames_choreographer_do_frame",
+            &mut out.do_frame_ids,
+        ),
         ("android_frames_draw_frame", &mut out.draw_frame_ids),
     ] {
         let mut st = conn.prepare(&format!("SELECT DISTINCT upid, frame_id FROM {table}"))?;

@@ -153,12 +153,7 @@ pub fn judge(inp: &Inputs<'_>, frames: &[Frame]) -> ProcessVerdicts {
     if by_layer.len() > 1 {
         for (layer, ix) in by_layer {
             let js: Vec<Judged> = ix.into_iter().map(judged).collect();
-            reconciliation.push(reconcile::reconcile(
-                "layer",
-                layer,
-                &js,
-                &BTreeMap::new(),
-            ));
+            reconciliation.push(reconcile::reconcile("layer", layer, &js, &BTreeMap::new()));
         }
     }
     ProcessVerdicts {
@@ -202,7 +197,10 @@ fn extras(inp: &Inputs<'_>, frames: &[Frame], mb: &MbMapping) -> BTreeMap<Defini
             Extra {
                 units: mb.unmatched,
                 flagged: 0,
-                reason: Some("Macrobenchmark entries whose actual frame or doFrame is no frame of the model".into()),
+                reason: Some(
+                    "Macrobenchmark entries whose actual frame or doFrame is no frame of the model"
+                        .into(),
+                ),
             },
         );
     }

@@ -231,7 +231,7 @@ pub fn reconcile(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::definitions::{Verdict, FrameDefinitions};
+    use crate::analysis::definitions::{FrameDefinitions, Verdict};
 
     fn v(considered: bool, flagged: Option<bool>, rule: &'static str) -> Verdict {
         Verdict {
@@ -307,7 +307,12 @@ mod tests {
         assert_eq!(s.frames_not_considered[0].frames, 1);
         for row in &r.rows {
             let not: usize = row.frames_not_considered.iter().map(|n| n.frames).sum();
-            assert_eq!(row.frames_considered + not, r.frames, "{:?}", row.definition);
+            assert_eq!(
+                row.frames_considered + not,
+                r.frames,
+                "{:?}",
+                row.definition
+            );
         }
         // HWUI judged nothing: null count, not 0.
         assert_eq!(r.rows[2].count, None);

@@ -71,6 +71,30 @@ impl Trust {
     }
 }
 
+/// Every reason id the grades can carry (README, "Trust grades", documents each).
+pub const REASON_IDS: [&str; 20] = [
+    "emulator",
+    "software_rendering",
+    "virtual_machine",
+    "no_frame_source",
+    "no_frame_timeline",
+    "no_atrace_view",
+    "no_sched",
+    "api_level_unknown",
+    "lost_data",
+    "truncated",
+    "no_clock_snapshot",
+    "clock_sync_failures",
+    "refresh_rate_unknown",
+    "unnamed_process",
+    "name_guessed",
+    "name_truncated",
+    "too_few_frames",
+    "few_frames",
+    "no_frame_timeline_for_process",
+    "no_atrace_for_process",
+];
+
 /// Fewer frames than this: no rate or percentile means anything.
 pub const MIN_FRAMES: usize = 10;
 /// Fewer frames than this: P90 and above rest on one or two frames.
@@ -228,7 +252,9 @@ pub fn trace_reasons(f: &TraceFacts) -> Vec<Reason> {
         out.push(reason(
             "software_rendering",
             Inconclusive,
-            format!("the GPU is a software renderer ({g}): GPU and frame timings are not a device's"),
+            format!(
+                "the GPU is a software renderer ({g}): GPU and frame timings are not a device's"
+            ),
         ));
     }
     if let Some(g) = &f.guest_soc_model {
@@ -242,7 +268,8 @@ pub fn trace_reasons(f: &TraceFacts) -> Vec<Reason> {
         out.push(reason(
             "no_frame_source",
             Inconclusive,
-            "neither FrameTimeline nor atrace doFrame/DrawFrame slices: no frame can be judged".into(),
+            "neither FrameTimeline nor atrace doFrame/DrawFrame slices: no frame can be judged"
+                .into(),
         ));
     } else {
         if !f.sources.frame_timeline {
@@ -272,7 +299,10 @@ pub fn trace_reasons(f: &TraceFacts) -> Vec<Reason> {
         out.push(reason(
             "api_level_unknown",
             Degraded,
-            format!("the trace does not say the device's API level; assumed {}", f.api),
+            format!(
+                "the trace does not say the device's API level; assumed {}",
+                f.api
+            ),
         ));
     }
     for (stat, n) in &f.lost {
@@ -494,6 +524,23 @@ mod tests {
     }
 
     #[test]
+    fn every_reason_id_in_the_code_is_listed() {
+        let all = include_str!("trust.rs");
+        let src = &all[..all.find("#[cfg(test)]").unwrap()];
+        let mut found = Vec::new();
+        for part in src.split("reason(").skip(1) {
+            let rest = part.trim_start();
+            if let Some(r) = rest.strip_prefix('"') {
+                found.push(&r[..r.find('"').unwrap()]);
+            }
+        }
+        assert!(found.len() >= REASON_IDS.len(), "{found:?}");
+        for id in found {
+            assert!(REASON_IDS.contains(&id), "{id} is not in REASON_IDS");
+        }
+    }
+
+    #[test]
     fn process_names_and_frame_counts() {
         let trace = phone();
         let p = |name: &str, src, cmdline, frames| ProcessFacts {
@@ -508,7 +555,10 @@ mod tests {
             process_reasons(p, &trace).iter().map(|r| r.id).collect()
         };
         assert!(ids(&p("com.example.app", "process", true, 100)).is_empty());
-        assert_eq!(ids(&p("enchmark.target", "process", false, 100)), ["name_truncated"]);
+        assert_eq!(
+            ids(&p("enchmark.target", "process", false, 100)),
+            ["name_truncated"]
+        );
         assert!(ids(&p("enchmark.target", "process", true, 100)).is_empty());
         assert_eq!(ids(&p("com.x", "layer", false, 100)), ["name_guessed"]);
         assert_eq!(ids(&p("com.x", "process", true, 3)), ["too_few_frames"]);

@@ -162,7 +162,10 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
 
 /// A --process/--layer filter that matched nothing in any trace is an error (exit 2) that
 /// lists the processes with frames, closest names first.
-pub fn filter_matched_nothing(reports: &[AnalyzeReport], opts: &AnalyzeOptions) -> Option<ExitCode> {
+pub fn filter_matched_nothing(
+    reports: &[AnalyzeReport],
+    opts: &AnalyzeOptions,
+) -> Option<ExitCode> {
     let filtered = !opts.processes.is_empty() || opts.layer.is_some();
     if !filtered || reports.iter().any(|r| !r.processes.is_empty()) {
         return None;

@@ -271,9 +271,8 @@ pub fn run_check(
     } else {
         EXIT_PASS
     };
-    let only_trust = code == EXIT_ERROR
-        && inconclusive
-        && errors.iter().all(|e| e.contains(": inconclusive ("));
+    let only_trust =
+        code == EXIT_ERROR && inconclusive && errors.iter().all(|e| e.contains(": inconclusive ("));
     CheckReport {
         schema: "frameprobe.check/v1",
         tool_version: env!("CARGO_PKG_VERSION"),

@@ -100,7 +100,10 @@ pub fn ftrace_stats(store: &mut Store, data: &[u8]) {
         let (now, oldest) = if end {
             ("ftrace_cpu_now_ts_end", "ftrace_cpu_oldest_event_ts_end")
         } else {
-            ("ftrace_cpu_now_ts_begin", "ftrace_cpu_oldest_event_ts_begin")
+            (
+                "ftrace_cpu_now_ts_begin",
+                "ftrace_cpu_oldest_event_ts_begin",
+            )
         };
         store.stat_set(now, cpu, Info, "", seconds_to_ns(c[7]));
         store.stat_set(oldest, cpu, Info, "", seconds_to_ns(c[6]));

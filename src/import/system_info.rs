@@ -17,7 +17,10 @@ pub fn device_metadata(store: &mut Store, info: &protos::SystemInfo) {
         set("system_name", &u.sysname);
         set("system_version", &u.version);
     }
-    set("android_device_manufacturer", &info.android_device_manufacturer);
+    set(
+        "android_device_manufacturer",
+        &info.android_device_manufacturer,
+    );
     set("android_soc_model", &info.android_soc_model);
     set("android_guest_soc_model", &info.android_guest_soc_model);
     set("android_hardware_revision", &info.android_hardware_revision);

@@ -55,9 +55,9 @@ fn layer_rows(p: &ProcessReport) -> Vec<Vec<String>> {
             tag(l, "Other Jank"),
             tag(l, "Dropped Frame"),
             tag(l, "Buffer Stuffing"),
-            l.deadline_missed
-                .as_ref()
-                .map_or("n/a".into(), |c| format!("{} ({:.1}%)", c.frames, c.rate_pct)),
+            l.deadline_missed.as_ref().map_or("n/a".into(), |c| {
+                format!("{} ({:.1}%)", c.frames, c.rate_pct)
+            }),
             dist3(&l.durations.ui_ms),
             dist3(&l.durations.cpu_ms),
             dist3(&l.durations.overrun_ms),

@@ -66,8 +66,7 @@ pub fn rows(r: &Reconciliation) -> Vec<Vec<String>> {
                 Some(c) => format!("{c} / {}", row.of),
                 None => format!("n/a / {}", row.of),
             },
-            row.rate_pct
-                .map_or("n/a".into(), |p| format!("{p:.1}%")),
+            row.rate_pct.map_or("n/a".into(), |p| format!("{p:.1}%")),
             format!("{} / {}", row.frames_flagged, row.frames_considered),
             if not.is_empty() {
                 "-".into()

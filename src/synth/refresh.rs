@@ -2,7 +2,7 @@
 //! rate mid-trace (e.g. 90 Hz then 120 Hz), and SurfaceFlinger's `VsyncPeriod` counter at
 //! each switch, so tests know each frame's true period.
 
-use super::{print, SynthConfig, Streams, SF_PID};
+use super::{print, Streams, SynthConfig, SF_PID};
 
 /// Each frame's vsync time and period.
 pub struct Schedule {
@@ -62,8 +62,11 @@ impl Schedule {
 pub(super) fn period_counters(s: &mut Streams, sched: &Schedule) {
     for (t, p) in sched.switches() {
         let ts = t - 1_000_000;
-        s.ftrace
-            .push((ts, 0, print(ts, SF_PID, format!("C|{SF_PID}|VsyncPeriod|{p}"))));
+        s.ftrace.push((
+            ts,
+            0,
+            print(ts, SF_PID, format!("C|{SF_PID}|VsyncPeriod|{p}")),
+        ));
     }
 }
 

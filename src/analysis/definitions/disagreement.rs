@@ -168,7 +168,12 @@ mod tests {
         assert!(r.starts_with("Perfetto and the whole-vsync count"), "{r}");
         assert!(r.contains("Buffer Stuffing"), "{r}");
         // Every voter's verdict is in the words.
-        for label in ["FrameTimeline", "Perfetto stdlib", "Android vitals", "Missed vsyncs"] {
+        for label in [
+            "FrameTimeline",
+            "Perfetto stdlib",
+            "Android vitals",
+            "Missed vsyncs",
+        ] {
             assert!(r.contains(label), "{label} missing from {r}");
         }
     }
@@ -189,7 +194,10 @@ mod tests {
         let f = frame("No Jank", 1, -1_000_000, 16_500_000);
         let d = judge_frame(&f, stdlib(-1_000_000));
         let r = d.disagreement.unwrap().reason;
-        assert!(r.starts_with("Vitals flags any frame over a fixed 16 ms"), "{r}");
+        assert!(
+            r.starts_with("Vitals flags any frame over a fixed 16 ms"),
+            "{r}"
+        );
     }
 
     #[test]

@@ -243,11 +243,7 @@ mod tests {
                     Some(span(7, 20_000, 16_000)),
                 )),
             ),
-            frame(
-                None,
-                None,
-                Some(timeline(30, span(8, 40_010, 9_000), None)),
-            ),
+            frame(None, None, Some(timeline(30, span(8, 40_010, 9_000), None))),
         ];
         let input = MbInput {
             ui: vec![
@@ -260,7 +256,10 @@ mod tests {
                 s("actual 20", 20_010, 9_000),
                 s("actual 30", 40_010, 9_000),
             ],
-            expected: vec![s("expected 10", 1_000, 16_000), s("expected 20", 20_000, 16_000)],
+            expected: vec![
+                s("expected 10", 1_000, 16_000),
+                s("expected 20", 20_000, 16_000),
+            ],
         };
         let m = map(&frames, Some(&input), 33);
         assert_eq!((m.entries, m.unmatched), (1, 0));

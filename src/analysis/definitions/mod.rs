@@ -409,7 +409,10 @@ pub fn macrobenchmark(m: &MbFrameVerdict) -> Verdict {
         return Verdict::absent(rule, why);
     }
     let times = if m.counted > 1 {
-        format!(" ({} times: one per DrawFrame started in its doFrame)", m.counted)
+        format!(
+            " ({} times: one per DrawFrame started in its doFrame)",
+            m.counted
+        )
     } else {
         String::new()
     };
@@ -564,7 +567,10 @@ mod tests {
         assert_eq!((v.flagged, v.rules[0]), (Some(true), "ft.self_jank"));
         let v = frame_timeline(Some("Buffer Stuffing"), "Buffer Stuffing");
         assert_eq!((v.flagged, v.rules[0]), (Some(false), "ft.buffer_stuffing"));
-        assert_eq!(frame_timeline(Some("Dropped Frame"), "").flagged, Some(true));
+        assert_eq!(
+            frame_timeline(Some("Dropped Frame"), "").flagged,
+            Some(true)
+        );
         assert_eq!(frame_timeline(Some("Other Jank"), "").flagged, Some(true));
         let v = frame_timeline(None, "");
         assert_eq!((v.considered, v.flagged), (false, None));
@@ -591,7 +597,10 @@ mod tests {
         );
         assert_eq!(v.flagged, Some(true));
         let v = perfetto(Ok(&stdlib(0, 1)));
-        assert_eq!((v.rules.clone(), v.flagged), (vec!["stdlib.on_time"], Some(false)));
+        assert_eq!(
+            (v.rules.clone(), v.flagged),
+            (vec!["stdlib.on_time"], Some(false))
+        );
         let v = perfetto(Err("no doFrame".into()));
         assert_eq!((v.considered, v.why.as_str()), (false, "no doFrame"));
     }
@@ -611,7 +620,11 @@ mod tests {
         assert_eq!((n, v.flagged), (Some(1), Some(true)));
         let (v, n) = missed_vsyncs(Some(10_000_000), 8_333_333);
         assert_eq!(n, Some(2));
-        assert!(v.why.contains("2 whole vsyncs") && v.why.contains("120 Hz"), "{}", v.why);
+        assert!(
+            v.why.contains("2 whole vsyncs") && v.why.contains("120 Hz"),
+            "{}",
+            v.why
+        );
         let (v, n) = missed_vsyncs(Some(-3_000_000), 8_333_333);
         assert_eq!((n, v.flagged), (Some(0), Some(false)));
         let (v, n) = missed_vsyncs(None, 8_333_333);

@@ -572,7 +572,10 @@ fn process_section(o: &mut String, ti: usize, p: &ProcessReport) {
     let _ = write!(
         o,
         "<p class=\"meta\">Refresh rates: {}.</p>",
-        esc(&crate::report::verdicts::refresh_line(&p.refresh_rates, None))
+        esc(&crate::report::verdicts::refresh_line(
+            &p.refresh_rates,
+            None
+        ))
     );
     for (i, rec) in p.reconciliation.iter().enumerate() {
         super::verdicts::reconciliation(o, rec, i == 0);

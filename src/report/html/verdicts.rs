@@ -76,7 +76,10 @@ pub fn reconciliation(o: &mut String, r: &Reconciliation, open: bool) {
                 o,
                 "<li>frame {}{}: {}</li>",
                 esc(&d.frame_id.map_or("?".into(), |i| i.to_string())),
-                esc(&d.layer.as_ref().map_or(String::new(), |l| format!(" [{l}]"))),
+                esc(&d
+                    .layer
+                    .as_ref()
+                    .map_or(String::new(), |l| format!(" [{l}]"))),
                 esc(&d.reason)
             );
         }
