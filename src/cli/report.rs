@@ -11,7 +11,6 @@ use anyhow::{bail, Context, Result};
 use crate::analysis::{analyze, AnalyzeOptions};
 use crate::gate::compare::Thresholds;
 use crate::gate::{measure_inputs, run_compare};
-use crate::import::load;
 use crate::report::html::{self, CompareDistributions};
 
 #[derive(clap::Args)]
@@ -80,8 +79,7 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
     };
     let mut reports = Vec::new();
     for t in &a.traces {
-        let loaded = load(t, super::analyze::analysis_load_options())
-            .with_context(|| format!("cannot load {}", t.display()))?;
+        let loaded = super::load::load_trace(t, super::analyze::analysis_load_options())?;
         super::report_warnings(t, &loaded.warnings);
         let mut r = analyze(&loaded.store, &opts, &t.display().to_string());
         r.warnings.extend(loaded.warnings);

@@ -6,6 +6,7 @@ pub mod build_info;
 pub mod counter_tracks;
 pub mod frame_timeline;
 pub mod ftrace;
+pub mod ftrace_stats;
 pub mod gpu_mem;
 pub mod gpus;
 pub mod graphics_frame;
@@ -13,6 +14,9 @@ pub mod power;
 pub mod process_memory;
 pub mod process_tree;
 pub mod sys_stats;
+pub mod system_info;
+pub mod trace_config;
+pub mod trace_stats;
 pub mod track_event;
 
 use std::io::IsTerminal;
@@ -386,10 +390,23 @@ impl TokenizerHost for Importer {
         if let Some(v) = &info.tracing_service_version {
             s.set_metadata("tracing_service_version", MetaValue::Str(v.clone()));
         }
+        system_info::device_metadata(s, info);
         self.sys_stats.set_page_size(info.page_size);
     }
     fn on_power_rail_descriptors(&mut self, power_rails: &[u8]) {
         self.power.rail_descriptors(&mut self.ctx, power_rails);
+    }
+    fn on_trace_config(&mut self, config: &[u8]) {
+        self.ctx.store.trace_info.config = Some(trace_config::parse(config));
+    }
+    fn on_trace_stats(&mut self, stats: &[u8]) {
+        trace_stats::trace_stats(&mut self.ctx.store, stats);
+    }
+    fn on_ftrace_stats(&mut self, stats: &[u8]) {
+        ftrace_stats::ftrace_stats(&mut self.ctx.store, stats);
+    }
+    fn on_gpu_info(&mut self, gpu_info: &[u8]) {
+        system_info::gpu_info(&mut self.ctx.store, gpu_info);
     }
 }
 

@@ -3,7 +3,9 @@
 pub mod analyze_csv;
 pub mod analyze_text;
 pub mod causes_text;
+pub mod doctor_text;
 pub mod html;
+pub mod verdicts;
 
 /// Rows (the first is the header) as an aligned text table, the style every command uses.
 pub fn grid<R, C>(rows: R) -> String

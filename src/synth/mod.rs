@@ -5,6 +5,7 @@
 //! CI-gate tests that inject regressions.
 
 pub mod causes;
+pub mod refresh;
 mod rng;
 
 use prost::Message;
@@ -42,6 +43,10 @@ pub struct SynthConfig {
     pub start_ns: i64,
     /// Offset added to MONOTONIC to get BOOTTIME (SurfaceFlinger writes MONOTONIC).
     pub boot_minus_mono_ns: i64,
+    /// Refresh-rate phases (rate in Hz, frames), in order; empty: `refresh_hz` throughout.
+    pub refresh_phases: Vec<(u32, u32)>,
+    /// Write SurfaceFlinger's `VsyncPeriod` counter at each rate switch (needs atrace).
+    pub vsync_period_counters: bool,
 }
 
 impl Default for SynthConfig {
@@ -65,6 +70,8 @@ impl Default for SynthConfig {
             sdk_version: 34,
             start_ns: 10_000_000_000,
             boot_minus_mono_ns: 3_000_000_000,
+            refresh_phases: Vec::new(),
+            vsync_period_counters: false,
         }
     }
 }
@@ -89,6 +96,8 @@ pub struct PlannedFrame {
     pub on_time_finish: bool,
     /// Time the UI thread was runnable but not running during doFrame (preemption).
     pub ui_runnable_ns: i64,
+    /// The vsync period the frame ran at.
+    pub vsync_period_ns: i64,
 }
 
 pub struct SynthTrace {
@@ -291,6 +300,10 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
     let mono = |boot: i64| boot - cfg.boot_minus_mono_ns;
     let mut s = Streams::default();
     header(&mut s, cfg, render_tid, period);
+    let schedule = refresh::Schedule::new(cfg);
+    if cfg.vsync_period_counters && cfg.atrace {
+        refresh::period_counters(&mut s, &schedule);
+    }
 
     // The app was running before the first frame (as in a real trace, where ftrace data
     // starts before SurfaceFlinger's): its first atrace slices open and close early.
@@ -313,7 +326,8 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
     let mut ui_free = 0i64;
     let mut rt_free = 0i64;
     for i in 0..cfg.frames as i64 {
-        let vsync = cfg.start_ns + i * period;
+        let period = schedule.period(i as usize);
+        let vsync = schedule.vsync(i as usize);
         let vsync_id = 100_000 + i * 3;
         let display_token = 500_000 + i * 3 + 1;
         let slowed = rng.chance(cfg.jank_rate);
@@ -479,6 +493,7 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
             present_type,
             on_time_finish: !late,
             ui_runnable_ns: ui_runnable,
+            vsync_period_ns: period,
         });
     }
     let bytes = encode(s, cfg);

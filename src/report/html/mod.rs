@@ -9,6 +9,7 @@ pub mod analyze;
 pub mod causes;
 pub mod compare;
 pub mod svg;
+pub mod verdicts;
 
 pub use analyze::render_analyze;
 pub use compare::{render_compare, CompareDistributions};
