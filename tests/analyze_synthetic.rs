@@ -235,7 +235,25 @@ fn table_markdown_csv_and_frames_outputs() {
         &String::from_utf8(common::run(&["frames", s, "--janky", "--format", "csv"]).stdout)
             .unwrap(),
     );
-    assert!(janky.len() > 1 && janky.len() < 181);
+    // The sample is `frameprobe-synth --frames 180 --seed 7` (README): its plan says which
+    // frames the generator made late (App Deadline Missed), and only those are janky.
+    let sample_plan = generate(&SynthConfig {
+        seed: 7,
+        frames: 180,
+        ..Default::default()
+    });
+    assert_eq!(
+        std::fs::read(&sample).unwrap(),
+        sample_plan.bytes,
+        "testdata/ is what the README's command makes"
+    );
+    let late = sample_plan
+        .frames
+        .iter()
+        .filter(|f| f.jank_type == 64)
+        .count();
+    assert!(late > 0);
+    assert_eq!(janky.len(), 1 + late);
     let col = janky[0].iter().position(|c| c == "janky").unwrap();
     assert!(janky[1..].iter().all(|r| r[col] == "1"));
 }
