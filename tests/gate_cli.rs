@@ -168,8 +168,12 @@ fn check_real(limits: &[(&str, f64)], process: &str) -> Option<(Output, PathBuf)
 
 #[test]
 fn check_passes_and_fails_around_the_measured_values_on_a_real_trace() {
-    let Some((probe, _)) = check_real(
-        &[("max-p99-cpu-ms", 1e9), ("max-jank-rate", 100.0)],
+    let Some((probe, trace)) = check_real(
+        &[
+            ("max-p99-cpu-ms", 1e9),
+            ("max-jank-rate", 100.0),
+            ("min-frames", 1.0),
+        ],
         "com.android.systemui",
     ) else {
         return;
@@ -204,6 +208,39 @@ fn check_passes_and_fails_around_the_measured_values_on_a_real_trace() {
         .as_f64()
         .unwrap();
     assert_eq!(cpu, cpu_v);
+    // The measured values themselves, from the references: trace_processor's jank tags for
+    // systemui (pid 3067) in the oracle, and the frames androidx's FrameTimingQueryTest
+    // expects (MANIFEST: 22).
+    let shared = trace.parent().unwrap().parent().unwrap();
+    let oracle =
+        std::fs::read_to_string(shared.join(
+            "perfetto-oracle/expected/androidx_api35_startup_cold_classinit/actual_frames.csv",
+        ))
+        .unwrap();
+    let rows = common::parse_csv(&oracle);
+    let (pid, tag) = (
+        rows[0].iter().position(|c| c == "pid").unwrap(),
+        rows[0].iter().position(|c| c == "jank_tag").unwrap(),
+    );
+    let tags: Vec<&str> = rows[1..]
+        .iter()
+        .filter(|r| r[pid] == "3067")
+        .map(|r| r[tag].as_str())
+        .collect();
+    let janky = tags
+        .iter()
+        .filter(|t| matches!(**t, "Self Jank" | "Other Jank" | "Dropped Frame"))
+        .count();
+    assert!((jank - 100.0 * janky as f64 / tags.len() as f64).abs() < 1e-4);
+    let frames = rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "frame_count")
+        .unwrap()["value"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(frames, 22.0);
     let (above, _) = check_real(
         &[
             ("max-p99-cpu-ms", cpu_v + 0.01),
