@@ -341,6 +341,25 @@ mod tests {
         assert_eq!(severity_name(None, 64), "Unknown");
         assert_eq!(severity_name(Some(3), 64), "Full");
         assert_eq!(severity_name(Some(2), 64), "Partial");
+        // A value past the enum (a newer producer) is "Unknown", even on a frame without jank.
+        assert_eq!(severity_name(Some(4), 1), "Unknown");
+        assert_eq!(severity_name(Some(-1), 1), "Unknown");
+    }
+
+    #[test]
+    fn latched_fence_state_texts() {
+        // trace_processor's latched_fence_state_ids_: the proto enum's order, 0 = Unknown.
+        let names: Vec<&str> = (0..=3).map(latched_fence_state_name).collect();
+        assert_eq!(
+            names,
+            [
+                "Unknown",
+                "Latched Signaled",
+                "Latched Unsignaled",
+                "Delayed Latch Fence Unsignaled"
+            ]
+        );
+        assert_eq!(latched_fence_state_name(4), "Unknown");
     }
 
     #[test]
