@@ -369,7 +369,10 @@ mod tests {
         assert!(!is_sf_jank_type("Buffer Stuffing"));
         assert!(is_app_jank_type("App Resynced Jitter"));
         assert!(!is_app_jank_type("Dropped Frame"));
+        // Each of the three families alone makes a missed frame (stdlib: OR of the three).
         assert!(is_missed_frame_type("Dropped Frame"));
+        assert!(is_missed_frame_type("App Deadline Missed"));
+        assert!(is_missed_frame_type("SurfaceFlinger Scheduling"));
         assert!(!is_missed_frame_type("Buffer Stuffing"));
     }
 }
