@@ -63,9 +63,14 @@ for row in "${MODULES[@]}"; do
     for t in $tests; do targs+=(-C --test -C "$t"); done
     cargo mutants "${common[@]}" "${fargs[@]}" --iterate -C --lib "${targs[@]}" --output "$dir" || true
   fi
+  # After a second pass, mutants.out.old holds the first pass's verdicts: the second only
+  # tested the first's survivors, so caught/unviable add up and missed is the second's.
   m="$dir/mutants.out"
-  caught=$(count "$m/caught.txt"); missed=$(count "$m/missed.txt")
-  unviable=$(count "$m/unviable.txt"); timeout=$(count "$m/timeout.txt")
+  o="$dir/mutants.out.old"
+  caught=$(($(count "$m/caught.txt") + $(count "$o/caught.txt")))
+  unviable=$(($(count "$m/unviable.txt") + $(count "$o/unviable.txt")))
+  timeout=$(($(count "$m/timeout.txt") + $(count "$o/timeout.txt")))
+  missed=$(count "$m/missed.txt")
   viable=$((caught + missed + timeout))
   pct=$(awk -v c=$((caught + timeout)) -v v=$viable 'BEGIN { printf (v ? "%.1f" : "-"), 100 * c / v }')
   summary+=("$name|$caught|$missed|$unviable|$timeout|$pct")
