@@ -102,3 +102,59 @@ fn display_and_surface_frames_follow_their_own_rules() {
         "{rows:?}"
     );
 }
+
+/// An ActualSurfaceFrameStart at `ts` (token = cookie) and its FrameEnd 1 µs later.
+fn surface_frame_at(ts: u64, cookie: i64) -> Vec<u8> {
+    let mut p = ft(
+        ts,
+        4,
+        &msg(&[
+            (1, int(cookie)),
+            (2, int(cookie)),
+            (3, int(10)),
+            (4, int(200)),
+            (5, Value::Bytes(b"app#0")),
+            (6, int(1)),
+            (9, int(1)),
+        ]),
+    );
+    p.extend(ft(ts.wrapping_add(1_000), 5, &msg(&[(1, int(cookie))])));
+    p
+}
+
+#[test]
+fn absurd_and_negative_timestamps_are_parser_errors() {
+    // trace_processor (b/185978397): a FrameTimeline event within 10 s of i64::MAX is counted
+    // in frame_timeline_event_parser_errors and not imported; one at a negative timestamp
+    // never gets that far (the sorter drops and counts it); 0 is a valid timestamp.
+    let limit = (i64::MAX - 10_000_000_000) as u64;
+    let mut t = Vec::new();
+    t.extend(surface_frame_at(0, 5)); // kept
+    t.extend(surface_frame_at(1_000, 1)); // kept
+    t.extend(surface_frame_at(limit - 5_000, 2)); // just inside: kept (its end too)
+    t.extend(surface_frame_at(limit + 5_000, 3)); // absurd: start and end dropped
+    t.extend(surface_frame_at(-5_000i64 as u64, 4)); // negative: start and end dropped
+    let trace = write_trace("ft-bad-ts", "bad_ts.perfetto-trace", &t);
+    let rows = common::query_csv(
+        &trace,
+        "select surface_frame_token, ts from actual_frame_timeline_slice order by ts",
+    );
+    let errors = common::query_csv(
+        &trace,
+        "select value from stats where name = 'frame_timeline_event_parser_errors'",
+    );
+    let sorter = common::query_csv(
+        &trace,
+        "select value from stats where name = 'trace_sorter_negative_timestamp_dropped'",
+    );
+    remove_trace(&trace);
+    let want = [
+        ["5".to_string(), "0".to_string()],
+        ["1".to_string(), "1000".to_string()],
+        ["2".to_string(), (limit - 5_000).to_string()],
+    ];
+    assert_eq!(rows[1..], want.map(|r| r.to_vec()), "{rows:?}");
+    // Start and end of the absurd frame; of the negative one, in the sorter.
+    assert_eq!(errors[1..], [vec!["2".to_string()]], "{errors:?}");
+    assert_eq!(sorter[1..], [vec!["2".to_string()]], "{sorter:?}");
+}
