@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 # name | source files | integration tests run in the second pass
 MODULES=(
-  "frame_timeline|src/import/frame_timeline.rs|frame_timeline_tags seed_sql_frame_timeline frame_timeline_real_traces"
+  "frame_timeline|src/import/frame_timeline.rs|frame_timeline_tags seed_sql_frame_timeline frame_timeline_real_traces oracle_frame_timeline"
   "jank|src/analysis/jank.rs|frame_timeline_tags"
   "frames|src/analysis/frames.rs|analyze_synthetic"
   "macrobenchmark|src/analysis/macrobenchmark.rs|process_identity_real_traces"
