@@ -48,7 +48,8 @@ pub struct CheckArgs {
     pub config: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: GateFormat,
-    /// Also write the report to this file (e.g. a JUnit file for the CI system).
+    /// Also write the report to this file (e.g. a JUnit file for the CI system); `-` is
+    /// standard output.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
     /// Traces processed in parallel (default: number of cores).
@@ -86,11 +87,15 @@ pub struct CompareArgs {
     pub jobs: Option<usize>,
 }
 
+/// The report on standard output, and also in the `-o` file (`-o -`: standard output once).
 fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
-    print!("{text}");
-    if let Some(p) = output {
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    if let Some(p) = output
+        .as_deref()
+        .filter(|p| !super::output_file::is_stdout(p))
+    {
+        super::output_file::write(p, text.as_bytes())?;
     }
+    super::stdout::write_all(text.as_bytes())?;
     Ok(())
 }
 

@@ -2,7 +2,6 @@
 //! `frameprobe report --baseline ... --candidate ... --process PKG -o cmp.html`:
 //! one self-contained HTML page.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -50,14 +49,8 @@ pub struct ReportArgs {
 }
 
 fn write_out(path: &PathBuf, html: &str) -> Result<()> {
-    if path.as_os_str() == "-" {
-        match std::io::stdout().lock().write_all(html.as_bytes()) {
-            // A reader that stops early (`| head`) is not an error.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            r => r?,
-        }
-    } else {
-        std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
+    super::output_file::write(path, html.as_bytes())?;
+    if !super::output_file::is_stdout(path) {
         eprintln!(
             "wrote {} ({} KiB)",
             path.display(),
