@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
+use crate::analysis::report_model::AnalyzeReport;
 use crate::analysis::{analyze, AnalyzeOptions};
 use crate::import::{load, LoadOptions};
 use crate::report::{analyze_csv, analyze_text};
@@ -69,23 +70,15 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         all_frames: false,
         only_janky: false,
     };
-    let mut reports = Vec::new();
-    for t in &a.traces {
-        let loaded = load(t, analysis_load_options())
-            .with_context(|| format!("cannot load {}", t.display()))?;
-        super::report_warnings(t, &loaded.warnings);
-        let mut r = analyze(&loaded.store, &opts, &t.display().to_string());
-        r.warnings.extend(loaded.warnings);
-        reports.push(r);
-    }
+    let (reports, errors) = analyze_each(&a.traces, &opts)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match a.format {
         ReportFormat::Json => {
-            let v = if reports.len() == 1 {
+            let v = if reports.len() == 1 && errors.is_empty() {
                 serde_json::to_value(&reports[0])?
             } else {
-                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "traces": reports })
+                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "traces": reports, "errors": errors })
             };
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
@@ -112,7 +105,41 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_ERROR)
+    })
+}
+
+/// Loads and analyzes each trace on its own: a trace that cannot be read (or that trips an
+/// internal error) is reported on standard error while the others are still analyzed. With
+/// a single trace its error is the command's error.
+pub fn analyze_each(
+    traces: &[PathBuf],
+    opts: &AnalyzeOptions,
+) -> Result<(Vec<AnalyzeReport>, Vec<String>)> {
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for t in traces {
+        let one = crate::gate::isolate::run_isolated(|| {
+            let loaded = load(t, analysis_load_options())
+                .with_context(|| format!("cannot load {}", t.display()))?;
+            super::report_warnings(t, &loaded.warnings);
+            let mut r = analyze(&loaded.store, opts, &t.display().to_string());
+            r.warnings.extend(loaded.warnings);
+            Ok(r)
+        });
+        match one {
+            Ok(r) => reports.push(r),
+            Err(e) if traces.len() == 1 => return Err(e),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                errors.push(format!("{}: {e:#}", t.display()));
+            }
+        }
+    }
+    Ok((reports, errors))
 }
 
 pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {

@@ -5,12 +5,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
-use crate::analysis::{analyze, AnalyzeOptions};
+use crate::analysis::AnalyzeOptions;
 use crate::gate::compare::Thresholds;
 use crate::gate::{measure_inputs, run_compare};
-use crate::import::load;
 use crate::report::html::{self, CompareDistributions};
 
 #[derive(clap::Args)]
@@ -71,18 +70,14 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
         all_frames: true,
         only_janky: false,
     };
-    let mut reports = Vec::new();
-    for t in &a.traces {
-        let loaded = load(t, super::analyze::analysis_load_options())
-            .with_context(|| format!("cannot load {}", t.display()))?;
-        super::report_warnings(t, &loaded.warnings);
-        let mut r = analyze(&loaded.store, &opts, &t.display().to_string());
-        r.warnings.extend(loaded.warnings);
-        reports.push(r);
-    }
+    let (reports, errors) = super::analyze::analyze_each(&a.traces, &opts)?;
     let page = html::render_analyze(&reports);
     write_out(&a.output, &page)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_ERROR)
+    })
 }
 
 fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {

@@ -87,17 +87,22 @@ pub fn measure_all(
         Mutex::new((0..paths.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1).min(paths.len().max(1)) {
-            s.spawn(|| loop {
+            let work = || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(p) = paths.get(i) else { break };
-                let r = measure(p, package);
-                results.lock().unwrap()[i] = Some(r);
-            });
+                // A trace that panics is an error for that trace; the others go on.
+                let r = super::isolate::run_isolated(|| measure(p, package));
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            };
+            if super::isolate::worker().spawn_scoped(s, work).is_err() {
+                // No thread to be had: do the work here.
+                work();
+            }
         }
     });
     results
         .into_inner()
-        .unwrap()
+        .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .map(|r| r.expect("every trace measured"))
         .collect()

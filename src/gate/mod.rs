@@ -4,6 +4,7 @@
 pub mod check;
 pub mod compare;
 pub mod inputs;
+pub mod isolate;
 pub mod measure;
 pub mod metrics;
 pub mod output;
