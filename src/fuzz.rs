@@ -129,11 +129,7 @@ fn mutate_bytes(buf: &mut Vec<u8>, rng: &mut Rng, edits: usize) {
 /// Frames `payload` as one top-level packet whose only field is `field`.
 fn packet_with(field: u32, payload: &[u8]) -> Vec<u8> {
     let mut pkt = Vec::with_capacity(payload.len() + 8);
-    crate::trace::wire::put_field(
-        &mut pkt,
-        field,
-        crate::trace::wire::Value::Bytes(payload),
-    );
+    crate::trace::wire::put_field(&mut pkt, field, crate::trace::wire::Value::Bytes(payload));
     let mut out = vec![0x0a];
     put_varint(&mut out, pkt.len() as u64);
     out.extend(pkt);
@@ -208,7 +204,8 @@ fn mutate_structure(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
         _ => {
             // A field number past protobuf's maximum inside a packet.
             let mut pkt = Vec::new();
-            let field = (1u64 << 29) + rng.range(0, 1 << 20) as u64 + (rng.range(0, 1) as u64) * (1 << 32);
+            let field =
+                (1u64 << 29) + rng.range(0, 1 << 20) as u64 + (rng.range(0, 1) as u64) * (1 << 32);
             put_varint(&mut pkt, (field << 3) | 2);
             put_varint(&mut pkt, 1);
             pkt.push(0);
@@ -251,7 +248,13 @@ pub fn campaign(
     iterations: u64,
     seed: u64,
 ) -> (u64, Vec<(u64, String, Vec<u8>)>) {
-    campaign_on(seeds, iterations, seed, Target::ReaderAndAnalysis, &mut |_| {})
+    campaign_on(
+        seeds,
+        iterations,
+        seed,
+        Target::ReaderAndAnalysis,
+        &mut |_| {},
+    )
 }
 
 /// [`campaign`] through `target`, calling `progress` with the count every 10,000 inputs.

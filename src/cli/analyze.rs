@@ -84,7 +84,9 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         }
         ReportFormat::Table => {
             for r in &reports {
-                write!(out, "{}", analyze_text::render_table(r))?;
+                let mut r = r.clone();
+                crate::report::visible::escape_report_names(&mut r);
+                write!(out, "{}", analyze_text::render_table(&r))?;
             }
         }
         ReportFormat::Markdown => {
@@ -169,7 +171,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
         ReportFormat::Table | ReportFormat::Markdown => {
             let csv = analyze_csv::frames_csv(&r);
-            let rows: Vec<Vec<String>> = csv.lines().map(split_csv_line).collect();
+            let rows: Vec<Vec<String>> = split_csv(&csv);
             if a.format == ReportFormat::Markdown {
                 write!(out, "{}", analyze_text::md_table(&rows))?;
             } else {
@@ -180,12 +182,14 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Splits one line of our own CSV (quoted fields with doubled quotes).
-fn split_csv_line(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Splits our own CSV into records (quoted fields with doubled quotes; a quoted field may
+/// hold a line break, which a name from the trace can).
+fn split_csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
     let mut cur = String::new();
     let mut q = false;
-    let mut chars = line.chars().peekable();
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, q) {
             ('"', true) if chars.peek() == Some(&'"') => {
@@ -193,10 +197,28 @@ fn split_csv_line(line: &str) -> Vec<String> {
                 chars.next();
             }
             ('"', _) => q = !q,
-            (',', false) => out.push(std::mem::take(&mut cur)),
+            (',', false) => row.push(std::mem::take(&mut cur)),
+            ('\n', false) => {
+                row.push(std::mem::take(&mut cur));
+                rows.push(std::mem::take(&mut row));
+            }
             _ => cur.push(c),
         }
     }
-    out.push(cur);
-    out
+    if !cur.is_empty() || !row.is_empty() {
+        row.push(cur);
+        rows.push(row);
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_records_keep_quoted_line_breaks() {
+        let rows = split_csv("a,b\n\"x\ny\",\"q\"\"\"\n");
+        assert_eq!(rows, vec![vec!["a", "b"], vec!["x\ny", "q\""]]);
+    }
 }

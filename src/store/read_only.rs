@@ -83,7 +83,9 @@ mod tests {
         assert!(c.execute("VACUUM INTO ?1", [v.to_str().unwrap()]).is_err());
         assert!(!a.exists() && !v.exists());
         // In-memory work is untouched.
-        let n: i64 = c.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).unwrap();
+        let n: i64 = c
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(n, 1);
     }
 }
