@@ -3,7 +3,10 @@
 pub mod analyze_csv;
 pub mod analyze_text;
 pub mod html;
+pub mod stream_grid;
 pub mod visible;
+
+pub use stream_grid::StreamGrid;
 
 /// Rows (the first is the header) as an aligned text table, the style every command uses.
 pub fn grid<R, C>(rows: R) -> String
