@@ -93,3 +93,50 @@ fn api24_frames_come_from_do_frame_and_overrun_is_not_available() {
         .iter()
         .any(|n| n.as_str().unwrap().contains("overrun")));
 }
+
+#[test]
+fn janky_frames_are_self_other_and_dropped_per_manifest_histograms() {
+    let Some(r) = analyze(
+        "androidx_api35_startup_cold_classinit.perfetto-trace",
+        &[],
+        "janky_per_manifest",
+    ) else {
+        return;
+    };
+    // MANIFEST's jank_type histograms of the actual surface frames, tagged with Perfetto's
+    // surface-frame rule (64 App Deadline Missed and 192 = 64|128 are Self Jank; 4
+    // Prediction Error and 132 = 128|4 are Other Jank; 128 alone is Buffer Stuffing; 1 is
+    // No Jank). Janky = Self + Other + Dropped.
+    let expected = [
+        // system_server {1:44, 4:1, 64:2, 128:19, 132:2}: Self 2, Other 1 + 2.
+        (1286, 5, 3),
+        // systemui {1:9, 4:1, 64:4, 128:23, 132:2, 192:5}: Self 4 + 5, Other 1 + 2.
+        (3067, 12, 3),
+        // launcher3 {1:6, 4:1}: Other 1.
+        (3363, 1, 1),
+        // the benchmark target {64:1}: Self 1.
+        (27246, 1, 0),
+    ];
+    for (pid, janky, other) in expected {
+        let p = r["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["pid"] == pid)
+            .unwrap_or_else(|| panic!("pid {pid} missing"));
+        let layers = p["layers"].as_array().unwrap();
+        let sum = |f: &dyn Fn(&Value) -> i64| layers.iter().map(f).sum::<i64>();
+        assert_eq!(
+            sum(&|l| l["janky"]["frames"].as_i64().unwrap()),
+            janky,
+            "janky frames of {pid}"
+        );
+        assert_eq!(
+            sum(&|l| l["by_jank_tag"]["Other Jank"]["frames"]
+                .as_i64()
+                .unwrap_or(0)),
+            other,
+            "Other Jank frames of {pid}"
+        );
+    }
+}

@@ -222,7 +222,7 @@ fn frame_slices_match_atrace_begins() {
     for e in EXPECT {
         let path = dir.join(e.file);
         if !path.exists() {
-            eprintln!("SKIP {}: not in {}", e.file, dir.display());
+            common::missing(e.file, &path);
             continue;
         }
         let rows = query(&path);
@@ -268,6 +268,9 @@ fn frame_slices_match_atrace_begins() {
         }
     }
     if !names_checked {
-        eprintln!("SKIP per-process-name checks: no process names in the tables (process tree not imported)");
+        common::skip(
+            "per-process-name checks",
+            "no process names in the tables (process tree not imported)",
+        );
     }
 }

@@ -158,6 +158,7 @@ fn api24_binder_slices_have_trace_processors_names_threads_and_depths() {
         "androidx_api24_startup_sameproc_immediatefullydrawn",
     ] {
         if !Path::new(&o.trace(trace)).exists() {
+            common::missing(trace, Path::new(&o.trace(trace)));
             continue;
         }
         let expected = key(o.expected(trace, "binder_slices"));

@@ -5,61 +5,43 @@
 
 mod common;
 
-use frameprobe::trace::wire::{put_field, Value};
+use common::pb::{ftrace_packet, print_event, remove_trace, write_trace, Value};
 
-fn msg(fields: &[(u32, Value<'_>)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (id, v) in fields {
-        put_field(&mut out, *id, *v);
-    }
-    out
-}
-
-/// An ftrace `print` event (FtraceEvent.timestamp = 1, pid = 2, print = 3; print.buf = 2).
-fn print(ts: u64, pid: u64, buf: &str) -> Vec<u8> {
-    let print = msg(&[(2, Value::Bytes(buf.as_bytes()))]);
-    msg(&[
-        (1, Value::Varint(ts)),
-        (2, Value::Varint(pid)),
-        (3, Value::Bytes(&print)),
-    ])
-}
-
-/// A TracePacket holding one FtraceEventBundle on cpu 0 with ftrace_clock GLOBAL (2) and the
-/// bundle's (ftrace_timestamp, boot_timestamp) pair.
-fn bundle(ftrace_ts: u64, boot_ts: u64, events: &[Vec<u8>]) -> Vec<u8> {
-    let mut b = msg(&[(1, Value::Varint(0))]);
-    for e in events {
-        put_field(&mut b, 2, Value::Bytes(e));
-    }
-    put_field(&mut b, 5, Value::Varint(2));
-    put_field(&mut b, 6, Value::Varint(ftrace_ts));
-    put_field(&mut b, 7, Value::Varint(boot_ts));
-    let packet = msg(&[(1, Value::Bytes(&b)), (10, Value::Varint(1))]);
-    msg(&[(1, Value::Bytes(&packet))])
+/// A bundle on cpu 0 with ftrace_clock GLOBAL (field 5 = 2) and its (ftrace_timestamp = 6,
+/// boot_timestamp = 7) pair.
+fn global_clock_bundle(ftrace_ts: u64, boot_ts: u64, events: &[Vec<u8>]) -> Vec<u8> {
+    ftrace_packet(
+        0,
+        events,
+        &[
+            (5, Value::Varint(2)),
+            (6, Value::Varint(ftrace_ts)),
+            (7, Value::Varint(boot_ts)),
+        ],
+    )
 }
 
 #[test]
 fn global_clock_ftrace_converts_through_the_bundle_snapshots() {
-    let dir = std::env::temp_dir().join(format!("frameprobe-ftrace-clock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("global_clock.perfetto-trace");
     // Snapshot 1: ftrace 1_000_000 = boot 5_000_000 (offset +4_000_000).
     // Snapshot 2: ftrace 2_000_000 = boot 6_000_010 (offset +4_000_010: the clocks drifted).
-    let mut bytes = bundle(
+    let mut bytes = global_clock_bundle(
         1_000_000,
         5_000_000,
-        &[print(900_000, 10, "B|10|first"), print(950_000, 10, "E|10")],
+        &[
+            print_event(900_000, 10, "B|10|first"),
+            print_event(950_000, 10, "E|10"),
+        ],
     );
-    bytes.extend(bundle(
+    bytes.extend(global_clock_bundle(
         2_000_000,
         6_000_010,
         &[
-            print(1_500_000, 10, "B|10|second"),
-            print(2_100_000, 10, "E|10"),
+            print_event(1_500_000, 10, "B|10|second"),
+            print_event(2_100_000, 10, "E|10"),
         ],
     ));
-    std::fs::write(&trace, bytes).unwrap();
+    let trace = write_trace("ftrace-clock", "global_clock.perfetto-trace", &bytes);
 
     let rows = common::query_csv(&trace, "select name, ts, dur from slice order by ts");
     let expected = [
@@ -72,5 +54,5 @@ fn global_clock_ftrace_converts_through_the_bundle_snapshots() {
     for (row, want) in rows[1..].iter().zip(expected) {
         assert_eq!(row, &want.map(String::from).to_vec());
     }
-    std::fs::remove_dir_all(&dir).ok();
+    remove_trace(&trace);
 }

@@ -11,6 +11,8 @@
 //!
 //! Skips (with a message) when ../shared/gfxinfo is absent.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use frameprobe::gfxinfo::parser::{self, StartIntervalOrder};
@@ -18,16 +20,7 @@ use frameprobe::gfxinfo::replay::{self, IntervalSource, NotJudged, ReplayOptions
 use frameprobe::gfxinfo::summary::Counter;
 
 fn dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/gfxinfo");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "SKIPPED: {} is absent; the real-dump checks did not run",
-            d.display()
-        );
-        None
-    }
+    common::shared("gfxinfo", "gfxinfo_real_dumps")
 }
 
 fn replay_file(dir: &Path, name: &str) -> Vec<WindowReport> {

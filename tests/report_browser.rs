@@ -109,9 +109,9 @@ fn near(a: [u8; 3], b: [u8; 3], tol: i32) -> bool {
 #[test]
 fn chromium_renders_the_report_with_its_jank_colours() {
     let Some(browser) = chromium() else {
-        eprintln!(
-            "SKIP chromium_renders_the_report_with_its_jank_colours: Chromium is not installed \
-             (apt-get install -y chromium; .ci/run installs it)"
+        common::skip(
+            "chromium_renders_the_report_with_its_jank_colours",
+            "Chromium is not installed (apt-get install -y chromium; .ci/run installs it)",
         );
         return;
     };

@@ -2,15 +2,25 @@
 //! GLOB without character classes.
 
 pub fn glob(pattern: &str, text: &str) -> bool {
+    // Without `?` every pattern character matches whole characters only, so comparing
+    // UTF-8 bytes gives the same answer without collecting characters.
+    if !pattern.contains('?') {
+        return matches(pattern.as_bytes(), text.as_bytes());
+    }
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
+    matches(&p, &t)
+}
+
+/// `*` matches any run, `?` one item, anything else itself.
+fn matches<T: Copy + PartialEq + Wildcards>(p: &[T], t: &[T]) -> bool {
     let (mut pi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+        if pi < p.len() && (p[pi] == T::ONE || p[pi] == t[ti]) {
             pi += 1;
             ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
+        } else if pi < p.len() && p[pi] == T::ANY {
             star = Some((pi, ti));
             pi += 1;
         } else if let Some((sp, st)) = star {
@@ -21,7 +31,23 @@ pub fn glob(pattern: &str, text: &str) -> bool {
             return false;
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    p[pi..].iter().all(|&c| c == T::ANY)
+}
+
+trait Wildcards: Sized {
+    const ANY: Self;
+    const ONE: Self;
+}
+
+impl Wildcards for char {
+    const ANY: char = '*';
+    const ONE: char = '?';
+}
+
+impl Wildcards for u8 {
+    const ANY: u8 = b'*';
+    // Never reached: byte matching is only used for patterns without `?`.
+    const ONE: u8 = b'?';
 }
 
 #[cfg(test)]
@@ -37,5 +63,8 @@ mod tests {
         assert!(glob("exact", "exact"));
         assert!(!glob("exact", "exactly"));
         assert!(glob("*", ""));
+        assert!(glob("*é*", "café au lait"));
+        assert!(glob("caf?", "café"));
+        assert!(!glob("caf??", "café"));
     }
 }

@@ -560,43 +560,16 @@ pub fn draw_frame_for(idx: &Index<'_>, f: &Frame, ui: Span, rt: Span) -> Span {
     }
 }
 
-/// The vsync period from the starts of a process's expected surface frames (FrameTimeline):
-/// the median of the gaps between consecutive starts that lie within 1.5× of the smallest gap
-/// of at least 1 ms (starts of two layers at one vsync differ by < 1 ms; skipped vsyncs make
-/// multiples). None with fewer than two vsyncs.
-pub fn vsync_period(starts: &[i64]) -> Option<i64> {
-    const MIN_GAP: i64 = 1_000_000;
-    let mut starts = starts.to_vec();
-    starts.sort_unstable();
-    let gaps: Vec<i64> = starts
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|&g| g >= MIN_GAP)
-        .collect();
-    let smallest = *gaps.iter().min()?;
-    let mut near: Vec<i64> = gaps
-        .into_iter()
-        .filter(|&g| g < smallest + smallest / 2)
-        .collect();
-    near.sort_unstable();
-    Some(near[near.len() / 2])
-}
-
 /// Judges a process's frames (sorted as the frame model sorts them). A frame gets a verdict
 /// when it has a complete doFrame and DrawFrame; frames that still share both (one DrawFrame
 /// claimed by two layers) are judged once, in the window of the first, and share the verdict.
-pub fn judge_process(idx: &Index<'_>, frames: &[Frame], budget_ns: i64) -> ProcessHwui {
-    let starts: Vec<i64> = frames
-        .iter()
-        .filter_map(|f| f.timeline.as_ref()?.expected.map(|e| e.ts))
-        .collect();
-    let (interval_ns, interval_source) = match vsync_period(&starts) {
-        Some(p) => (
-            p,
-            "vsync period: spacing of the expected surface frames (FrameTimeline)",
-        ),
-        None => (budget_ns, "the process's frame budget"),
-    };
+/// `intervals` is each frame's vsync period (HWUI's FrameInterval), from `interval_source`.
+pub fn judge_process(
+    idx: &Index<'_>,
+    frames: &[Frame],
+    intervals: &[i64],
+    interval_source: &'static str,
+) -> ProcessHwui {
     let mut pair_of_frame: Vec<Option<usize>> = vec![None; frames.len()];
     // (first frame, doFrame, DrawFrame); frames whose DrawFrame changed, with their buffer.
     let mut pairs: Vec<(usize, Span, Span)> = Vec::new();
@@ -645,7 +618,7 @@ pub fn judge_process(idx: &Index<'_>, frames: &[Frame], budget_ns: i64) -> Proce
         for &k in list.iter() {
             let (i, ui, rt) = pairs[k];
             let frame = moved.get(&i).unwrap_or(&frames[i]);
-            let mut rebuilt = rebuild(idx, frame, ui, rt, interval_ns);
+            let mut rebuilt = rebuild(idx, frame, ui, rt, intervals[i]);
             from_ft += usize::from(!rebuilt.fallbacks.contains(&I::IntendedVsync));
             from_tracer += usize::from(!rebuilt.fallbacks.contains(&I::GpuCompleted));
             let v = tracker.finish_frame(&mut rebuilt.info);
@@ -657,7 +630,9 @@ pub fn judge_process(idx: &Index<'_>, frames: &[Frame], budget_ns: i64) -> Proce
         .iter()
         .map(|k| k.and_then(|k| verdicts[k].clone()))
         .collect();
-    let mut summary = HwuiSummary::new(&global, interval_ns);
+    let mut used: Vec<i64> = pairs.iter().map(|p| intervals[p.0]).collect();
+    used.sort_unstable();
+    let mut summary = HwuiSummary::new(&global, used[used.len() / 2]);
     summary.frame_interval_source = interval_source;
     summary.windows = windows.len();
     summary.frames_judged = pairs.len();
@@ -956,16 +931,6 @@ mod tests {
         let ok = build((500, 6_000), &[], df, &[], None, Some(8_000));
         assert_eq!(ok.info.get(I::GpuCompleted), us(8_000));
         assert!(!ok.fallbacks.contains(&I::GpuCompleted));
-    }
-
-    #[test]
-    fn vsync_period_from_expected_frame_starts() {
-        // 60 Hz with a skipped vsync (33.3 ms gap) and a second layer at the same vsync.
-        let p = 16_666_667;
-        let starts = [0, p, p + 300, 2 * p, 4 * p, 5 * p, 6 * p + 1];
-        assert_eq!(vsync_period(&starts), Some(p));
-        assert_eq!(vsync_period(&[5]), None);
-        assert_eq!(vsync_period(&[5, 300]), None);
     }
 
     #[test]

@@ -3,21 +3,30 @@
 
 pub mod blame;
 pub mod buffers;
+pub mod causes;
+pub mod definitions;
+pub mod doctor;
 pub mod frame_timing;
 pub mod frames;
 pub mod glob;
 pub mod hwui;
 pub mod index;
+pub mod inventory;
 pub mod jank;
 pub mod macrobenchmark;
 pub mod monitor_contention_name;
 pub mod perfetto_stats;
+pub mod process_verdicts;
+pub mod reconcile;
+pub mod refresh;
 pub mod report_model;
+pub mod slice_name;
 pub mod span_join;
 pub mod sql_functions;
 pub mod stdlib;
 pub mod summary;
 pub mod thread_state;
+pub mod trust;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -42,8 +51,6 @@ pub struct AnalyzeOptions {
     pub all_frames: bool,
     pub only_janky: bool,
 }
-
-const DEFAULT_BUDGET_NS: i64 = 16_666_667;
 
 /// The sources present in the trace.
 pub fn sources(store: &Store) -> Sources {
@@ -94,41 +101,20 @@ fn matches_process(opts: &AnalyzeOptions, pid: i64, names: &[Option<&str>]) -> b
         })
 }
 
-/// The frame budget: the median expected surface frame of the process, else 60 Hz.
-fn budget(frames: &[Frame]) -> (i64, &'static str) {
-    let mut d: Vec<i64> = frames
-        .iter()
-        .filter_map(|f| f.timeline.as_ref().and_then(|t| t.expected))
-        .filter(|e| e.dur > 0)
-        .map(|e| e.dur)
-        .collect();
-    if d.is_empty() {
-        return (
-            DEFAULT_BUDGET_NS,
-            "default 60 Hz (no expected FrameTimeline frames)",
-        );
-    }
-    d.sort();
-    (
-        d[d.len() / 2],
-        "median expected surface frame (FrameTimeline)",
-    )
-}
-
+#[allow(clippy::too_many_arguments)]
 fn frame_report(
     idx: &Index<'_>,
     states: &ThreadStateIndex<'_>,
     f: &Frame,
-    budget_ns: i64,
     with_blame: bool,
     hwui: Option<hwui::HwuiFrame>,
+    timing: &process_verdicts::FrameTiming,
+    definitions: &definitions::FrameDefinitions,
+    missed_vsyncs: Option<u32>,
+    causes: Option<causes::CauseChain>,
 ) -> FrameReport {
     let t = f.timeline.as_ref();
-    let janky = if t.is_some() {
-        f.ft_janky()
-    } else {
-        f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > budget_ns)
-    };
+    let janky = process_verdicts::janky(f, timing);
     FrameReport {
         frame_id: f.frame_id,
         layer: f.layer.clone(),
@@ -148,20 +134,29 @@ fn frame_report(
         do_frame_slice_id: f.ui.map(|u| u.id),
         draw_frame_slice_id: f.rt.map(|r| r.id),
         buffer: f.buffer.clone(),
-        blame: (with_blame && janky).then(|| blame::blame(idx, states, f, budget_ns)),
+        blame: (with_blame && janky).then(|| blame::blame(idx, states, f, timing.budget_ns)),
         hwui,
+        causes,
+        budget_ms: ms(timing.budget_ns),
+        budget_source: timing.budget_source,
+        vsync_period_ms: (timing.period_ns as f64 / 1e4).round() / 100.0,
+        refresh_hz: refresh::hz(timing.period_ns),
+        vsync_period_source: timing.period_source,
+        missed_vsyncs,
+        definitions: definitions.clone(),
     }
 }
 
-/// How bad a frame is, for picking the worst ones: FrameTimeline jank first, then overrun,
-/// then CPU time.
-fn badness(f: &Frame) -> (bool, i64) {
+/// The median of the frames' own budgets, for the process header.
+fn median_budget(timing: &[process_verdicts::FrameTiming]) -> (i64, &'static str) {
+    let mut b: Vec<i64> = timing.iter().map(|t| t.budget_ns).collect();
+    if b.is_empty() {
+        return (refresh::ASSUMED_PERIOD_NS, process_verdicts::BUDGET_ASSUMED);
+    }
+    b.sort_unstable();
     (
-        f.ft_janky(),
-        f.overrun_ns()
-            .or(f.cpu_ns())
-            .or(f.ui_ns())
-            .unwrap_or(i64::MIN),
+        b[b.len() / 2],
+        "median of the frames' own budgets (expected surface frame, else vsync period)",
     )
 }
 
@@ -170,32 +165,44 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     let mut by_process = frames::build(&idx);
     let (api, api_known) = api_level(store);
     let srcs = sources(store);
+    let vsync = refresh::VsyncTimeline::new(store);
+    let frame_slices = !idx.do_frames.is_empty() || !idx.draw_frames.is_empty();
+    let facts = trust::TraceFacts::from_store(
+        store,
+        &srcs,
+        frame_slices,
+        vsync.source != refresh::PeriodSource::Assumed,
+    );
+    let trace_trust = trust::Trust::of(trust::trace_reasons(&facts));
     let mut warnings = Vec::new();
     if !api_known {
         warnings.push(format!(
             "the trace does not say the device's API level; assuming {api}"
         ));
     }
+    let filtered = !opts.processes.is_empty() || opts.layer.is_some();
+    let inventory = if filtered {
+        inventory::list(&idx, &by_process)
+    } else {
+        Vec::new()
+    };
     let wanted: Vec<Upid> = {
         let mut v: Vec<(Upid, usize)> = by_process.iter().map(|(u, f)| (*u, f.len())).collect();
         v.sort_by_key(|&(u, n)| (std::cmp::Reverse(n), u));
         v.into_iter().map(|(u, _)| u).collect()
     };
-    let mut ui_threads = HashSet::new();
-    for u in &wanted {
-        if let Some(m) = idx.threads.get(u).and_then(|t| t.main) {
-            ui_threads.insert(m);
-        }
-    }
-    let states = ThreadStateIndex::new(store, &ui_threads);
+    // Every thread's states: the causes follow binder servers, lock owners and GC threads.
+    let states = ThreadStateIndex::all(store);
+    let cause_ctx = causes::context::Ctx::new(&idx, &states);
     let mb_inputs = macrobenchmark::inputs_by_process(store);
-    let stats = perfetto_stats::by_process(store).unwrap_or_else(|e| {
+    let stdlib = perfetto_stats::compute(store).unwrap_or_else(|e| {
         warnings.push(format!(
             "Perfetto stdlib frame stats could not be computed: {e:#}"
         ));
         Default::default()
     });
     let mut processes = Vec::new();
+    let mut all_periods = Vec::new();
     for upid in wanted {
         let mut frames = by_process.remove(&upid).unwrap_or_default();
         if let Some(g) = &opts.layer {
@@ -205,65 +212,72 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             continue;
         }
         let p = &store.processes[upid as usize];
-        let layers_seen: Vec<String> = {
-            let mut l: Vec<String> = frames.iter().filter_map(|f| f.layer.clone()).collect();
-            l.sort();
-            l.dedup();
-            l
-        };
-        let (name, name_source) = match store.opt_str(p.name) {
-            Some(n) => (Some(n.to_string()), Some("process")),
-            None => match idx.process_name(upid, &layers_seen) {
-                Some(n) => (Some(n), Some("layer")),
-                None => (None, None),
-            },
-        };
+        let (name, name_source) =
+            inventory::display_name(&idx, upid, &inventory::layer_names(&frames));
         let argv0 = store.opt_str(p.cmdline).and_then(|c| c.split(' ').next());
         if !matches_process(opts, p.pid, &[name.as_deref(), argv0]) {
             continue;
         }
-        let (budget_ns, budget_source) = budget(&frames);
+        let v = process_verdicts::judge(
+            &process_verdicts::Inputs {
+                idx: &idx,
+                upid,
+                vsync: &vsync,
+                stdlib: &stdlib,
+                mb_input: mb_inputs.get(&upid),
+                api,
+                with_extras: opts.layer.is_none(),
+            },
+            &frames,
+        );
+        all_periods.extend(v.timing.iter().map(|t| t.period_ns));
+        let (budget_ns, budget_source) = median_budget(&v.timing);
         let mut layers = Vec::new();
-        let mut groups: BTreeMap<Option<String>, Vec<&Frame>> = BTreeMap::new();
-        for f in &frames {
-            groups.entry(f.layer.clone()).or_default().push(f);
+        let mut groups: BTreeMap<Option<String>, Vec<usize>> = BTreeMap::new();
+        for (i, f) in frames.iter().enumerate() {
+            groups.entry(f.layer.clone()).or_default().push(i);
         }
-        for (layer, fs) in &groups {
-            layers.push(summary::summarize(&idx, layer.as_deref(), fs, budget_ns));
+        for (layer, ix) in &groups {
+            let fs: Vec<&Frame> = ix.iter().map(|&i| &frames[i]).collect();
+            let budgets: Vec<i64> = ix.iter().map(|&i| v.timing[i].budget_ns).collect();
+            layers.push(summary::summarize(&idx, layer.as_deref(), &fs, &budgets));
         }
         layers.sort_by_key(|l| std::cmp::Reverse(l.frames));
-        let hwui_verdicts = hwui::judge_process(&idx, &frames, budget_ns);
-        let mut order: Vec<(usize, &Frame)> = frames.iter().enumerate().collect();
-        order.sort_by_key(|(_, f)| std::cmp::Reverse(badness(f)));
-        let worst = order
+        // A cause chain for every janky frame, and their aggregate.
+        let mut cause_agg = causes::Aggregate::default();
+        let chains: Vec<Option<causes::CauseChain>> = frames
             .iter()
-            .take(opts.top)
-            .filter(|(_, f)| badness(f).0 || f.timeline.is_none())
-            .map(|&(i, f)| {
-                frame_report(
-                    &idx,
-                    &states,
-                    f,
-                    budget_ns,
-                    true,
-                    hwui_verdicts.frames[i].clone(),
-                )
+            .zip(&v.timing)
+            .map(|(f, timing)| {
+                if !process_verdicts::janky(f, timing) {
+                    return None;
+                }
+                let c = causes::chain(&cause_ctx, f);
+                cause_agg.add(f.layer.as_deref(), c.as_ref());
+                c
             })
             .collect();
+        let report = |i: usize, with_blame: bool| {
+            frame_report(
+                &idx,
+                &states,
+                &frames[i],
+                with_blame,
+                v.hwui.frames[i].clone(),
+                &v.timing[i],
+                &v.defs[i],
+                v.missed_vsyncs[i],
+                chains[i].clone(),
+            )
+        };
+        let worst = process_verdicts::worst_order(&frames, &v)
+            .into_iter()
+            .take(opts.top)
+            .map(|i| report(i, true))
+            .collect();
         let all_frames = if opts.all_frames {
-            frames
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    frame_report(
-                        &idx,
-                        &states,
-                        f,
-                        budget_ns,
-                        false,
-                        hwui_verdicts.frames[i].clone(),
-                    )
-                })
+            (0..frames.len())
+                .map(|i| report(i, false))
                 .filter(|r| !opts.only_janky || r.janky)
                 .collect()
         } else {
@@ -271,11 +285,22 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         };
         let mut notes = Vec::new();
         if frames.iter().all(|f| f.timeline.is_none()) {
-            notes.push("no FrameTimeline for this process: overrun and jank tags are not available; slow frames are judged by CPU time against the budget".to_string());
+            notes.push("no FrameTimeline for this process: overrun and jank tags are not available; slow frames are judged by CPU time against each frame's vsync period".to_string());
         }
         if frames.iter().all(|f| f.ui.is_none()) {
             notes.push("no atrace doFrame/DrawFrame slices for this process: UI and CPU durations are not available".to_string());
         }
+        let process_trust = trace_trust.with(trust::process_reasons(
+            &trust::ProcessFacts {
+                name: name.clone(),
+                name_source,
+                has_cmdline: p.cmdline.is_some(),
+                frames: Some(frames.len()),
+                frames_with_timeline: frames.iter().filter(|f| f.timeline.is_some()).count(),
+                frames_with_ui: frames.iter().filter(|f| f.ui.is_some()).count(),
+            },
+            &facts,
+        ));
         processes.push(ProcessReport {
             upid,
             pid: p.pid,
@@ -284,10 +309,12 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             frames: frames.len(),
             budget_ms: ms(budget_ns),
             budget_source,
+            refresh_rates: v.refresh_rates.clone(),
+            trust: process_trust,
             layers,
             macrobenchmark: macrobenchmark::block_for_process(&mb_inputs, upid, api),
-            perfetto_frame_stats: stats.get(&upid).cloned(),
-            hwui: hwui_verdicts.summary.map(|mut h| {
+            perfetto_frame_stats: stdlib.by_process.get(&upid).cloned(),
+            hwui: v.hwui.summary.clone().map(|mut h| {
                 if api < 31 {
                     h.note.push_str(&format!(
                         "; this device (API {api}) ran an older JankTracker: the deadline path (Janky frames, Frame deadline missed) arrived in Android 12"
@@ -295,18 +322,32 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 }
                 h
             }),
+            reconciliation: v.reconciliation.clone(),
             worst_frames: worst,
+            causes: (cause_agg.janky_frames() > 0).then(|| cause_agg.summary()),
             all_frames,
             notes,
         });
     }
+    let processes_with_frames = if filtered && processes.is_empty() {
+        let mut wanted = opts.processes.clone();
+        wanted.extend(opts.layer.clone());
+        inventory::closest_first(inventory, &wanted)
+    } else {
+        Vec::new()
+    };
     AnalyzeReport {
         schema: SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION"),
+        metric_version: definitions::METRIC_VERSION,
         trace: trace.to_string(),
         sources: srcs,
         api_level: Some(api),
+        trust: trace_trust,
+        refresh_rates: refresh::rates(all_periods),
+        vsync_period_source: vsync.source,
         processes,
+        processes_with_frames,
         warnings,
     }
 }

@@ -1,7 +1,8 @@
 //! Perfetto stdlib `android_frame_stats`, computed by running frameprobe's implementation of
-//! the stdlib tables over a small database holding only the frame slices.
+//! the stdlib tables over a small database holding only the frame slices: the per-process
+//! counts, and per (process, vsync id) the verdict the definitions module maps onto frames.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 
@@ -9,8 +10,33 @@ use super::report_model::PerfettoFrameStats;
 use crate::store::sqlite::{to_connection, ExportOptions};
 use crate::store::{Store, Upid};
 
-pub fn by_process(store: &Store) -> Result<HashMap<Upid, PerfettoFrameStats>> {
-    let mut out: HashMap<Upid, PerfettoFrameStats> = HashMap::new();
+/// The stdlib's verdict on one frame id of one process (its rows merged: the overrun is the
+/// frame id's; CPU time is the largest of its doFrames').
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StdlibFrame {
+    pub overrun_ns: Option<i64>,
+    pub cpu_time_ns: Option<i64>,
+    pub was_jank: bool,
+    pub was_slow_frame: bool,
+    pub was_big_jank: bool,
+    pub was_huge_jank: bool,
+    /// `android_frame_stats` rows of the frame id (one per doFrame with that id).
+    pub rows: usize,
+}
+
+/// Everything the analysis takes from the stdlib frame tables.
+#[derive(Debug, Default)]
+pub struct StdlibStats {
+    pub by_process: HashMap<Upid, PerfettoFrameStats>,
+    /// (upid, frame id) -> verdict.
+    pub frames: HashMap<(Upid, i64), StdlibFrame>,
+    /// (upid, frame id) of every `Choreographer#doFrame <id>` / `DrawFrame <id>` on any thread.
+    pub do_frame_ids: HashSet<(Upid, i64)>,
+    pub draw_frame_ids: HashSet<(Upid, i64)>,
+}
+
+pub fn compute(store: &Store) -> Result<StdlibStats> {
+    let mut out = StdlibStats::default();
     let opts = ExportOptions {
         sched: false,
         counters: false,
@@ -22,17 +48,57 @@ pub fn by_process(store: &Store) -> Result<HashMap<Upid, PerfettoFrameStats>> {
     let conn = to_connection(store, opts)?;
     super::stdlib::ensure_frames_module(&conn)?;
     let mut st = conn.prepare(
-        "SELECT f.upid, s.was_jank, s.was_slow_frame, s.was_big_jank, s.was_huge_jank \
+        "SELECT f.upid, s.frame_id, s.was_jank, s.was_slow_frame, s.was_big_jank, s.was_huge_jank, \
+         s.overrun, s.cpu_time \
          FROM android_frame_stats s JOIN (SELECT DISTINCT frame_id, upid FROM android_frames) f USING (frame_id)",
     )?;
     let mut rows = st.query([])?;
     while let Some(r) = rows.next()? {
-        let e = out.entry(r.get::<_, i64>(0)? as Upid).or_default();
+        let upid = r.get::<_, i64>(0)? as Upid;
+        let flag = |i: usize| -> Result<bool> { Ok(r.get::<_, Option<i64>>(i)?.is_some()) };
+        let (jank, slow, big, huge) = (flag(2)?, flag(3)?, flag(4)?, flag(5)?);
+        let e = out.by_process.entry(upid).or_default();
         e.frames += 1;
-        e.was_jank += r.get::<_, Option<i64>>(1)?.is_some() as usize;
-        e.was_slow_frame += r.get::<_, Option<i64>>(2)?.is_some() as usize;
-        e.was_big_jank += r.get::<_, Option<i64>>(3)?.is_some() as usize;
-        e.was_huge_jank += r.get::<_, Option<i64>>(4)?.is_some() as usize;
+        e.was_jank += jank as usize;
+        e.was_slow_frame += slow as usize;
+        e.was_big_jank += big as usize;
+        e.was_huge_jank += huge as usize;
+        let overrun = r.get::<_, Option<i64>>(6)?;
+        let cpu = r.get::<_, Option<i64>>(7)?;
+        let f = out
+            .frames
+            .entry((upid, r.get::<_, i64>(1)?))
+            .or_insert(StdlibFrame {
+                overrun_ns: overrun,
+                cpu_time_ns: cpu,
+                was_jank: false,
+                was_slow_frame: false,
+                was_big_jank: false,
+                was_huge_jank: false,
+                rows: 0,
+            });
+        f.rows += 1;
+        f.was_jank |= jank;
+        f.was_slow_frame |= slow;
+        f.was_big_jank |= big;
+        f.was_huge_jank |= huge;
+        f.cpu_time_ns = f.cpu_time_ns.max(cpu);
+    }
+    for (table, set) in [
+        (
+            "android_frames_choreographer_do_frame",
+            &mut out.do_frame_ids,
+        ),
+        ("android_frames_draw_frame", &mut out.draw_frame_ids),
+    ] {
+        let mut st = conn.prepare(&format!("SELECT DISTINCT upid, frame_id FROM {table}"))?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            if let (Some(u), Some(id)) = (r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)
+            {
+                set.insert((u as Upid, id));
+            }
+        }
     }
     Ok(out)
 }

@@ -5,8 +5,14 @@ use serde::Serialize;
 
 use super::blame::Blame;
 use super::buffers::BufferMatch;
+use super::causes::{CauseChain, CausesSummary};
+use super::definitions::FrameDefinitions;
 use super::hwui::{HwuiFrame, HwuiSummary};
+use super::inventory::FrameProcess;
+use super::reconcile::Reconciliation;
+use super::refresh::{PeriodSource, RefreshRate};
 use super::summary::{Dist, LayerSummary};
+use super::trust::Trust;
 
 pub const SCHEMA: &str = "frameprobe.analyze/v1";
 
@@ -71,6 +77,21 @@ pub struct FrameReport {
     /// HWUI JankTracker's verdict on the frame rebuilt from atrace; null without a complete
     /// doFrame and DrawFrame.
     pub hwui: Option<HwuiFrame>,
+    /// The cause chain over the frame's window; janky frames only (null otherwise, or when
+    /// the frame has no complete window).
+    pub causes: Option<CauseChain>,
+    /// The frame's own budget: its expected surface frame (FrameTimeline), else its vsync
+    /// period.
+    pub budget_ms: f64,
+    pub budget_source: &'static str,
+    /// The vsync period the frame ran at, its refresh rate and where the period came from.
+    pub vsync_period_ms: f64,
+    pub refresh_hz: f64,
+    pub vsync_period_source: PeriodSource,
+    /// Whole vsyncs missed: ceil(overrun / vsync period); null without an overrun.
+    pub missed_vsyncs: Option<u32>,
+    /// Every definition's verdict with its rule ids.
+    pub definitions: FrameDefinitions,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -81,15 +102,24 @@ pub struct ProcessReport {
     /// Where the name came from: "process" (process tree / ftrace) or "layer" (guessed).
     pub name_source: Option<&'static str>,
     pub frames: usize,
+    /// The median of the frames' own budgets (each frame is judged against its own).
     pub budget_ms: f64,
     pub budget_source: &'static str,
+    /// Frames per refresh rate.
+    pub refresh_rates: Vec<RefreshRate>,
+    pub trust: Trust,
     pub layers: Vec<LayerSummary>,
     pub macrobenchmark: Option<MacrobenchmarkBlock>,
     pub perfetto_frame_stats: Option<PerfettoFrameStats>,
     /// HWUI JankTracker counters over the frames rebuilt from atrace (an approximation);
     /// null when no frame has a complete doFrame and DrawFrame.
     pub hwui: Option<HwuiSummary>,
+    /// Each definition's count and denominator, for the process then for each layer, and the
+    /// frames they disagree on with the reason.
+    pub reconciliation: Vec<Reconciliation>,
     pub worst_frames: Vec<FrameReport>,
+    /// Top causes across the process's janky frames; null when it has none.
+    pub causes: Option<CausesSummary>,
     /// Filled only when every frame is requested (`frames` command).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub all_frames: Vec<FrameReport>,
@@ -100,9 +130,20 @@ pub struct ProcessReport {
 pub struct AnalyzeReport {
     pub schema: &'static str,
     pub tool_version: &'static str,
+    /// The version of the frame definitions behind the numbers (see README, "Metric version").
+    pub metric_version: u32,
     pub trace: String,
     pub sources: Sources,
     pub api_level: Option<u32>,
+    /// The trace's trust grade (each process has its own, which includes these reasons).
+    pub trust: Trust,
+    /// Frames of the reported processes per refresh rate, and where the periods came from.
+    pub refresh_rates: Vec<RefreshRate>,
+    pub vsync_period_source: PeriodSource,
     pub processes: Vec<ProcessReport>,
+    /// When a --process/--layer filter matched nothing: the processes that have frames,
+    /// closest names first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub processes_with_frames: Vec<FrameProcess>,
     pub warnings: Vec<String>,
 }

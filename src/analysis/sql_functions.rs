@@ -45,6 +45,17 @@ pub fn register_bounds(conn: &Connection, start: i64, end: i64) -> rusqlite::Res
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     str_split(conn)?;
     super::monitor_contention_name::register(conn)?;
+    super::slice_name::register(conn)?;
+    // Perfetto's `_is_relevant_blocking_call(name, depth)` (depth unused).
+    conn.create_scalar_function(
+        "_is_relevant_blocking_call",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let v: Option<String> = ctx.get(0)?;
+            Ok(v.map(|s| super::causes::categories::is_perfetto_blocking_call(&s) as i64))
+        },
+    )?;
     super::span_join::register(conn)?;
     predicate(conn, "android_is_sf_jank_type", jank::is_sf_jank_type)?;
     predicate(conn, "android_is_app_jank_type", jank::is_app_jank_type)?;

@@ -84,26 +84,29 @@ pub struct Cadence {
 pub struct LayerSummary {
     pub layer: Option<String>,
     pub frames: usize,
-    /// Frames FrameTimeline classified (the denominator of every rate below).
+    /// Frames FrameTimeline classified (the denominator of every rate below). The
+    /// FrameTimeline counts are null, never 0, when it classified none.
     pub frames_with_timeline: usize,
     /// Self Jank + Other Jank + Dropped Frame.
-    pub janky: Count,
-    pub by_jank_tag: BTreeMap<String, Count>,
-    pub by_jank_reason: BTreeMap<String, Count>,
+    pub janky: Option<Count>,
+    pub by_jank_tag: Option<BTreeMap<String, Count>>,
+    pub by_jank_reason: Option<BTreeMap<String, Count>>,
     /// Frames whose app work did not finish on time (on_time_finish = 0).
-    pub deadline_missed: Count,
+    pub deadline_missed: Option<Count>,
     pub durations: Durations,
     pub longest_janky_streak: usize,
     pub present_cadence: Option<Cadence>,
-    /// Frames over the budget by CPU time (used when there is no FrameTimeline).
-    pub slow_frames: Count,
+    /// Frames over their own budget by CPU time (else UI time), of the frames with one;
+    /// null when no frame has a duration.
+    pub slow_frames: Option<Count>,
 }
 
+/// `budgets` holds each frame's own budget (parallel to `frames`).
 pub fn summarize(
     idx: &Index<'_>,
     layer: Option<&str>,
     frames: &[&Frame],
-    budget_ns: i64,
+    budgets: &[i64],
 ) -> LayerSummary {
     let with_tl: Vec<&&Frame> = frames.iter().filter(|f| f.timeline.is_some()).collect();
     let n_tl = with_tl.len();
@@ -123,33 +126,33 @@ pub fn summarize(
         .count();
     let mut streak = 0;
     let mut best = 0;
-    for f in frames {
+    for (f, &b) in frames.iter().zip(budgets) {
         let bad = if f.timeline.is_some() {
             f.ft_janky()
         } else {
-            f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > budget_ns)
+            f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > b)
         };
         streak = if bad { streak + 1 } else { 0 };
         best = best.max(streak);
     }
-    let slow = frames
+    let timed: Vec<(i64, i64)> = frames
         .iter()
-        .filter(|f| f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > budget_ns))
-        .count();
+        .zip(budgets)
+        .filter_map(|(f, &b)| Some((f.cpu_ns().or(f.ui_ns())?, b)))
+        .collect();
+    let slow = timed.iter().filter(|(c, b)| c > b).count();
+    let with_tl = |c: Count| (n_tl > 0).then_some(c);
+    let per = |m: BTreeMap<String, usize>| -> Option<BTreeMap<String, Count>> {
+        (n_tl > 0).then(|| m.into_iter().map(|(k, v)| (k, count(v, n_tl))).collect())
+    };
     LayerSummary {
         layer: layer.map(str::to_string),
         frames: frames.len(),
         frames_with_timeline: n_tl,
-        janky: count(janky, n_tl),
-        by_jank_tag: by_tag
-            .into_iter()
-            .map(|(k, v)| (k, count(v, n_tl)))
-            .collect(),
-        by_jank_reason: by_reason
-            .into_iter()
-            .map(|(k, v)| (k, count(v, n_tl)))
-            .collect(),
-        deadline_missed: count(missed, n_tl),
+        janky: with_tl(count(janky, n_tl)),
+        by_jank_tag: per(by_tag),
+        by_jank_reason: per(by_reason),
+        deadline_missed: with_tl(count(missed, n_tl)),
         durations: Durations {
             ui_ms: Dist::of_ns(frames.iter().filter_map(|f| f.ui_ns())),
             cpu_ms: Dist::of_ns(frames.iter().filter_map(|f| f.cpu_ns())),
@@ -164,7 +167,7 @@ pub fn summarize(
         },
         longest_janky_streak: best,
         present_cadence: layer.and_then(|l| cadence(idx, l)),
-        slow_frames: count(slow, frames.len()),
+        slow_frames: (!timed.is_empty()).then(|| count(slow, timed.len())),
     }
 }
 

@@ -3,7 +3,7 @@
 //! waiting for a CPU); Sleeping ("S"); Uninterruptible ("D", "DK"). Everything else (other
 //! kernel states, a NULL state, time the trace does not cover) is Unknown.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde::Serialize;
 
@@ -18,8 +18,9 @@ pub struct StateSplit {
     pub unknown_ns: i64,
 }
 
-#[derive(Clone, Copy)]
-enum Kind {
+/// A scheduling state class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
     Running,
     Runnable,
     Sleeping,
@@ -27,7 +28,7 @@ enum Kind {
     Unknown,
 }
 
-fn kind(state: Option<&str>) -> Kind {
+pub fn kind(state: Option<&str>) -> Kind {
     match state {
         Some("Running") => Kind::Running,
         Some(s) if s.starts_with('R') => Kind::Runnable,
@@ -49,50 +50,104 @@ impl StateSplit {
     }
 }
 
+fn push_row(by_utid: &mut Vec<Vec<u32>>, utid: Utid, row: usize) {
+    let u = utid as usize;
+    if by_utid.len() <= u {
+        by_utid.resize_with(u + 1, Vec::new);
+    }
+    by_utid[u].push(row as u32);
+}
+
+/// One thread state row clipped to an interval.
+#[derive(Debug, Clone, Copy)]
+pub struct StateSpan {
+    pub start: i64,
+    pub end: i64,
+    pub kind: Kind,
+    /// Row in `store.thread_states`.
+    pub row: u32,
+}
+
 pub struct ThreadStateIndex<'a> {
     store: &'a Store,
-    /// Each thread's rows, in timestamp order (the tracker appends them in event order).
-    by_utid: HashMap<Utid, Vec<u32>>,
+    /// Each thread's rows (indexed by utid), in timestamp order (the tracker appends them
+    /// in event order).
+    by_utid: Vec<Vec<u32>>,
 }
 
 impl<'a> ThreadStateIndex<'a> {
     /// Indexes the states of the given threads only.
     pub fn new(store: &'a Store, utids: &HashSet<Utid>) -> Self {
-        let mut by_utid: HashMap<Utid, Vec<u32>> = HashMap::new();
+        let mut by_utid: Vec<Vec<u32>> = Vec::new();
         for (i, r) in store.thread_states.iter().enumerate() {
             if utids.contains(&r.utid) {
-                by_utid.entry(r.utid).or_default().push(i as u32);
+                push_row(&mut by_utid, r.utid, i);
             }
         }
         ThreadStateIndex { store, by_utid }
     }
 
-    /// The split of [start, end) for `utid`; None when the trace has no states for it.
-    pub fn split(&self, utid: Utid, start: i64, end: i64) -> Option<StateSplit> {
-        let rows = self.by_utid.get(&utid)?;
+    /// Indexes the states of every thread.
+    pub fn all(store: &'a Store) -> Self {
+        let mut by_utid: Vec<Vec<u32>> = Vec::new();
+        by_utid.resize_with(store.threads.len(), Vec::new);
+        for (i, r) in store.thread_states.iter().enumerate() {
+            push_row(&mut by_utid, r.utid, i);
+        }
+        ThreadStateIndex { store, by_utid }
+    }
+
+    /// Whether the trace has any state for `utid`.
+    pub fn has(&self, utid: Utid) -> bool {
+        self.by_utid
+            .get(utid as usize)
+            .is_some_and(|v| !v.is_empty())
+    }
+
+    /// The rows of `utid` overlapping [start, end), clipped to it, in time order; gaps
+    /// between them are time the trace does not cover.
+    pub fn spans(&self, utid: Utid, start: i64, end: i64) -> impl Iterator<Item = StateSpan> + '_ {
+        let rows: &[u32] = self
+            .by_utid
+            .get(utid as usize)
+            .map_or(&[], |v| v.as_slice());
         let s = &self.store.thread_states;
-        let mut out = StateSplit::default();
         // The row in effect at `start`: the last one that began at or before it.
         let first = rows
             .partition_point(|&i| s[i as usize].ts <= start)
             .saturating_sub(1);
+        rows.iter()
+            .enumerate()
+            .skip(first)
+            .take_while(move |(_, &i)| s[i as usize].ts < end)
+            .filter_map(move |(k, &i)| {
+                let r = &s[i as usize];
+                // An unfinished state (trace end, or lost events) lasts until the next one.
+                let row_end = if r.dur >= 0 {
+                    r.ts + r.dur
+                } else {
+                    rows.get(k + 1).map_or(end, |&n| s[n as usize].ts)
+                };
+                let (a, b) = (r.ts.max(start), row_end.min(end));
+                (b > a).then(|| StateSpan {
+                    start: a,
+                    end: b,
+                    kind: kind(self.store.opt_str(r.state())),
+                    row: i,
+                })
+            })
+    }
+
+    /// The split of [start, end) for `utid`; None when the trace has no states for it.
+    pub fn split(&self, utid: Utid, start: i64, end: i64) -> Option<StateSplit> {
+        if !self.has(utid) {
+            return None;
+        }
+        let mut out = StateSplit::default();
         let mut covered = 0;
-        for (k, &i) in rows.iter().enumerate().skip(first) {
-            let r = &s[i as usize];
-            if r.ts >= end {
-                break;
-            }
-            // An unfinished state (trace end, or lost events) lasts until the next one.
-            let row_end = if r.dur >= 0 {
-                r.ts + r.dur
-            } else {
-                rows.get(k + 1).map_or(end, |&n| s[n as usize].ts)
-            };
-            let d = row_end.min(end) - r.ts.max(start);
-            if d > 0 {
-                out.add(kind(self.store.opt_str(r.state())), d);
-                covered += d;
-            }
+        for sp in self.spans(utid, start, end) {
+            out.add(sp.kind, sp.end - sp.start);
+            covered += sp.end - sp.start;
         }
         out.unknown_ns += (end - start - covered).max(0);
         Some(out)

@@ -41,10 +41,31 @@ struct Args {
     no_atrace: bool,
     #[arg(long, default_value_t = 34)]
     sdk: u64,
+    /// Write the planted-causes scenario instead (binder, lock, GC wait, preemption, shader
+    /// compile; see `frameprobe::synth::causes`); the other options are ignored.
+    #[arg(long)]
+    planted_causes: bool,
+    /// With --planted-causes: a CUJ (`J<SYNTH_CUJ>`) over the frames.
+    #[arg(long)]
+    cuj: bool,
 }
 
 fn main() -> Result<()> {
     let a = Args::parse();
+    if a.planted_causes {
+        let t = frameprobe::synth::causes::generate(a.cuj);
+        std::fs::write(&a.output, &t.bytes)
+            .with_context(|| format!("writing {}", a.output.display()))?;
+        for f in t.planted() {
+            eprintln!(
+                "frame {}: {:?} {:.1} ms",
+                f.vsync_id,
+                f.cause,
+                f.cause.map_or(0, |c| c.ns()) as f64 / 1e6
+            );
+        }
+        return Ok(());
+    }
     let cfg = SynthConfig {
         seed: a.seed,
         frames: a.frames,

@@ -4,12 +4,14 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::analysis::report_model::AnalyzeReport;
 use crate::analysis::{analyze, AnalyzeOptions};
-use crate::import::{load, LoadOptions};
+use crate::import::LoadOptions;
 use crate::report::{analyze_csv, analyze_text};
+
+use super::load::{load_trace, no_match_message};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -51,8 +53,8 @@ pub struct FramesArgs {
     pub format: ReportFormat,
 }
 
-/// What analyze needs from a trace (kernel and system counters are skipped; thread states
-/// split the UI thread's time in blame).
+/// What analyze needs from a trace (kernel and system counters are skipped but for CPU
+/// frequency and capacity; thread states split the UI thread's time in blame and causes).
 pub fn analysis_load_options() -> LoadOptions {
     LoadOptions {
         kernel_counters: false,
@@ -71,6 +73,11 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         only_janky: false,
     };
     let (reports, errors) = analyze_each(&a.traces, &opts)?;
+    if !reports.is_empty() {
+        if let Some(code) = filter_matched_nothing(&reports, &opts) {
+            return Ok(code);
+        }
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match a.format {
@@ -125,8 +132,7 @@ pub fn analyze_each(
     let mut errors = Vec::new();
     for t in traces {
         let one = crate::gate::isolate::run_isolated(|| {
-            let loaded = load(t, analysis_load_options())
-                .with_context(|| format!("cannot load {}", t.display()))?;
+            let loaded = load_trace(t, analysis_load_options())?;
             super::report_warnings(t, &loaded.warnings);
             let mut r = analyze(&loaded.store, opts, &t.display().to_string());
             r.warnings.extend(loaded.warnings);
@@ -152,10 +158,12 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         all_frames: true,
         only_janky: a.janky,
     };
-    let loaded = load(&a.trace, analysis_load_options())
-        .with_context(|| format!("cannot load {}", a.trace.display()))?;
+    let loaded = load_trace(&a.trace, analysis_load_options())?;
     super::report_warnings(&a.trace, &loaded.warnings);
     let r = analyze(&loaded.store, &opts, &a.trace.display().to_string());
+    if let Some(code) = filter_matched_nothing(std::slice::from_ref(&r), &opts) {
+        return Ok(code);
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match a.format {
@@ -163,9 +171,9 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
             let frames: Vec<_> = r
                 .processes
                 .iter()
-                .map(|p| serde_json::json!({"pid": p.pid, "name": p.name, "frames": p.all_frames}))
+                .map(|p| serde_json::json!({"pid": p.pid, "name": p.name, "trust": p.trust, "frames": p.all_frames}))
                 .collect();
-            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "trace": r.trace, "sources": r.sources, "processes": frames});
+            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "metric_version": r.metric_version, "trace": r.trace, "sources": r.sources, "trust": r.trust, "processes": frames});
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
@@ -180,6 +188,27 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A --process/--layer filter that matched nothing in any trace is an error (exit 2) that
+/// lists the processes with frames, closest names first.
+pub fn filter_matched_nothing(
+    reports: &[AnalyzeReport],
+    opts: &AnalyzeOptions,
+) -> Option<ExitCode> {
+    let filtered = !opts.processes.is_empty() || opts.layer.is_some();
+    if !filtered || reports.iter().any(|r| !r.processes.is_empty()) {
+        return None;
+    }
+    let mut wanted = opts.processes.clone();
+    wanted.extend(opts.layer.iter().map(|l| format!("layer {l}")));
+    for r in reports {
+        eprintln!(
+            "error: {}",
+            no_match_message(&r.trace, &wanted, &r.processes_with_frames)
+        );
+    }
+    Some(ExitCode::from(super::EXIT_ERROR))
 }
 
 /// Splits our own CSV into records (quoted fields with doubled quotes; a quoted field may

@@ -34,7 +34,7 @@ pub struct CheckArgs {
     /// Max P99 of Macrobenchmark's frameDurationCpuMs.
     #[arg(long)]
     pub max_p99_cpu_ms: Option<f64>,
-    /// Max frames whose CPU time reached 700 ms.
+    /// Max frozen frames: CPU time over 700 ms (Android vitals).
     #[arg(long)]
     pub max_frozen_frames: Option<f64>,
     /// Fewer frames than this (all iterations pooled) cannot be judged: exit 2.
@@ -55,6 +55,10 @@ pub struct CheckArgs {
     /// Traces processed in parallel (default: number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Evaluate the rules even when the numbers are inconclusive (an emulator, too few
+    /// frames, ...); without it an inconclusive test exits 2.
+    #[arg(long)]
+    pub allow_inconclusive: bool,
 }
 
 #[derive(clap::Args)]
@@ -128,7 +132,7 @@ pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
         rules.push(parse_rule(r)?);
     }
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
-    let report = run_check(&a.inputs, &process, &rules, jobs);
+    let report = run_check(&a.inputs, &process, &rules, jobs, a.allow_inconclusive);
     let text = match a.format {
         GateFormat::Table => output::check_table(&report),
         GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",

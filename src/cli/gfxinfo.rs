@@ -98,6 +98,7 @@ fn write_output(
         Format::Json => {
             let doc = json!({
                 "schema": JSON_SCHEMA,
+                "metric_version": crate::analysis::definitions::METRIC_VERSION,
                 "file": a.file.display().to_string(),
                 "options": {
                     "app_offset_ns": a.app_offset_ns,

@@ -2,9 +2,11 @@
 //! the command line.
 
 pub mod analyze;
+pub mod doctor;
 pub mod export;
 pub mod gate;
 pub mod gfxinfo;
+pub mod load;
 pub mod output;
 pub mod output_file;
 pub mod query;
@@ -37,6 +39,9 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// One row per frame (with --janky, only the janky ones).
     Frames(analyze::FramesArgs),
+    /// What the trace holds for frame analysis, what each missing source costs and the trace
+    /// config that adds it.
+    Doctor(doctor::DoctorArgs),
     /// CI gate: evaluate limits on Macrobenchmark traces (exit 0 pass, 1 fail, 2 error).
     Check(gate::CheckArgs),
     /// CI gate: baseline vs candidate with bootstrap confidence intervals.
@@ -61,6 +66,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Frames(a) => analyze::run_frames(a),
+        Command::Doctor(a) => doctor::run(a),
         Command::Check(a) => gate::run_check_cmd(a),
         Command::Compare(a) => gate::run_compare_cmd(a),
         Command::Query(a) => query::run(a),

@@ -196,6 +196,48 @@ mod tests {
         assert_eq!(back.verdict, Verdict::Improvement);
     }
 
+    /// An iteration whose every frame took `cpu_ms`.
+    fn flat(cpu_ms: i64) -> Iteration {
+        Iteration {
+            mb_frames: vec![(cpu_ms * 1_000_000, None); 60],
+            process_found: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_big_change_whose_interval_straddles_zero_is_not_a_verdict() {
+        // Baseline iterations of 5 and 15 ms frames, candidate 6 and 18 ms: pooled medians
+        // 10 and 12 ms, +2 ms (+20%), past both thresholds. Resampling iterations gives
+        // baseline medians 5/10/15 ms and candidate 6/12/18 ms with probabilities 1/4, 1/2,
+        // 1/4, so the candidate is the lower one with probability 5/16: the 95% interval
+        // of the difference has a negative lower and a positive upper bound.
+        let (b5, b15, c6, c18) = (flat(5), flat(15), flat(6), flat(18));
+        let (base, cand) = (vec![&b5, &b15], vec![&c6, &c18]);
+        let c = compare(Metric::CpuMs(50), &base, &cand, &Thresholds::default());
+        assert_eq!(c.difference, Some(2.0));
+        assert!(c.ci_low.unwrap() < 0.0 && c.ci_high.unwrap() > 0.0, "{c:?}");
+        assert_eq!(c.verdict, Verdict::NoSignificantChange);
+        let back = compare(Metric::CpuMs(50), &cand, &base, &Thresholds::default());
+        assert_eq!(back.difference, Some(-2.0));
+        assert_eq!(back.verdict, Verdict::NoSignificantChange);
+    }
+
+    #[test]
+    fn frames_inside_an_iteration_are_resampled() {
+        // One iteration of two frames, 2 and 10 ms, on both sides. Resampling its two frames
+        // gives a median of 2, 6 or 10 ms with probabilities 1/4, 1/2, 1/4, so the
+        // difference is -8 ms with probability 1/16 (> 2.5%) and +8 ms likewise: the 95%
+        // interval is exactly [-8, 8]. Without frame resampling it would be [0, 0].
+        let it = Iteration {
+            mb_frames: vec![(2_000_000, None), (10_000_000, None)],
+            process_found: true,
+            ..Default::default()
+        };
+        let c = compare(Metric::CpuMs(50), &[&it], &[&it], &Thresholds::default());
+        assert_eq!((c.ci_low, c.ci_high), (Some(-8.0), Some(8.0)));
+    }
+
     #[test]
     fn small_changes_do_not_flag_even_when_significant() {
         let a = its(1, 8, 8.0, 0.1);

@@ -11,6 +11,8 @@ use crate::analysis::frame_timing;
 use crate::analysis::frames;
 use crate::analysis::index::Index;
 use crate::analysis::macrobenchmark::{input_for, process_matches_package};
+use crate::analysis::refresh::{PeriodSource, VsyncTimeline};
+use crate::analysis::trust::{self, Reason};
 use crate::import::{load, LoadOptions};
 
 #[derive(Debug, Clone, Default)]
@@ -23,6 +25,9 @@ pub struct Iteration {
     pub process_found: bool,
     pub api_level: u32,
     pub problem: Option<String>,
+    /// Why this iteration's numbers are less than trusted (the trace's reasons and the
+    /// package's, except its frame count, which the gate judges on the pooled frames).
+    pub trust_reasons: Vec<Reason>,
 }
 
 fn load_options() -> LoadOptions {
@@ -34,6 +39,7 @@ fn load_options() -> LoadOptions {
 
 /// Measures `package` in one trace.
 pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
+    // An empty input or one without packets is refused by the loader.
     let loaded = load(path, load_options())?;
     let store = &loaded.store;
     let upids: Vec<u32> = (0..store.processes.len() as u32)
@@ -73,7 +79,43 @@ pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
             }
         }
     }
+    it.trust_reasons = trust_reasons(store, &idx, &model, &upids);
     Ok(it)
+}
+
+/// The trace's trust reasons and those of the package's processes (frame counts aside).
+fn trust_reasons(
+    store: &crate::store::Store,
+    idx: &Index<'_>,
+    model: &std::collections::HashMap<u32, Vec<frames::Frame>>,
+    upids: &[u32],
+) -> Vec<Reason> {
+    let srcs = crate::analysis::sources(store);
+    let frame_slices = !idx.do_frames.is_empty() || !idx.draw_frames.is_empty();
+    let known = VsyncTimeline::new(store).source != PeriodSource::Assumed;
+    let facts = trust::TraceFacts::from_store(store, &srcs, frame_slices, known);
+    let mut out = trust::trace_reasons(&facts);
+    for &u in upids {
+        let p = &store.processes[u as usize];
+        let fs = model.get(&u).map_or(&[][..], |v| v.as_slice());
+        let reasons = trust::process_reasons(
+            &trust::ProcessFacts {
+                name: store.opt_str(p.name).map(str::to_string),
+                name_source: Some("process"),
+                has_cmdline: p.cmdline.is_some(),
+                frames: None,
+                frames_with_timeline: fs.iter().filter(|f| f.timeline.is_some()).count(),
+                frames_with_ui: fs.iter().filter(|f| f.ui.is_some()).count(),
+            },
+            &facts,
+        );
+        for r in reasons {
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+    }
+    out
 }
 
 /// Measures every trace with `jobs` workers; results keep the input order.

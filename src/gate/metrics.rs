@@ -16,7 +16,8 @@ pub enum Metric {
     TagRate(&'static str),
     CpuMs(u32),
     OverrunMs(u32),
-    /// Frames whose CPU time reached 700 ms (Android vitals' frozen frame).
+    /// Frames whose CPU time is over 700 ms (Android vitals' frozen frame, the same
+    /// definition as analyze's `vitals.frozen`).
     FrozenFrames,
 }
 
@@ -27,7 +28,6 @@ pub const TAGS: [&str; 5] = [
     "Buffer Stuffing",
     "SurfaceFlinger Stuffing",
 ];
-const FROZEN_NS: i64 = 700_000_000;
 
 impl Metric {
     pub fn name(&self) -> String {
@@ -82,7 +82,7 @@ impl Metric {
             Metric::FrozenFrames => Some(
                 its.iter()
                     .flat_map(|i| &i.mb_frames)
-                    .filter(|f| f.0 >= FROZEN_NS)
+                    .filter(|f| crate::analysis::definitions::vitals::is_frozen(f.0))
                     .count() as f64,
             ),
             Metric::JankRate | Metric::TagRate(_) => {

@@ -14,7 +14,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::analysis::definitions::METRIC_VERSION;
 use crate::analysis::frame_timing::percentile;
+use crate::analysis::trust::{self, Grade, Reason, Trust};
 use check::{Outcome, Rule, RuleResult};
 use compare::{Comparison, Thresholds, Verdict};
 use measure::Iteration;
@@ -31,6 +33,8 @@ pub struct IterationInfo {
     pub timeline_frames: usize,
     pub api_level: u32,
     pub problem: Option<String>,
+    /// The iteration's trust grade (its frame count is judged on the pooled frames).
+    pub trust: Trust,
 }
 
 /// P50..P99 in Macrobenchmark's JSON spelling.
@@ -145,12 +149,27 @@ fn info(it: &Iteration) -> IterationInfo {
         timeline_frames: it.timeline_tags.len(),
         api_level: it.api_level,
         problem: it.problem.clone(),
+        trust: Trust::of(it.trust_reasons.clone()),
     }
+}
+
+/// A test's trust: every iteration's reasons (once each) and the pooled frame count.
+fn test_trust(its: &[&Iteration], frames: usize) -> Trust {
+    let mut reasons: Vec<Reason> = Vec::new();
+    for r in its.iter().flat_map(|i| &i.trust_reasons) {
+        if !reasons.contains(r) {
+            reasons.push(r.clone());
+        }
+    }
+    reasons.extend(trust::frame_count_reasons(frames));
+    Trust::of(reasons)
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TestCheck {
     pub test: String,
+    /// How far the test's numbers can be trusted (every iteration, pooled frame count).
+    pub trust: Trust,
     pub iterations: Vec<IterationInfo>,
     pub rules: Vec<RuleResult>,
     pub macrobenchmark: MacrobenchmarkMetrics,
@@ -160,9 +179,14 @@ pub struct TestCheck {
 pub struct CheckReport {
     pub schema: &'static str,
     pub tool_version: &'static str,
+    /// The version of the frame definitions behind the numbers.
+    pub metric_version: u32,
     pub process: String,
     pub outcome: &'static str,
     pub exit_code: u8,
+    /// The worst test's grade; `inconclusive` fails the gate (exit 2) unless allowed.
+    pub trust: Grade,
+    pub allow_inconclusive: bool,
     pub tests: Vec<TestCheck>,
     pub errors: Vec<String>,
 }
@@ -175,11 +199,20 @@ fn outcome_name(code: u8) -> &'static str {
     }
 }
 
-pub fn run_check(inputs: &[PathBuf], package: &str, rules: &[Rule], jobs: usize) -> CheckReport {
+/// Evaluates `rules`; an `inconclusive` test (emulator, too few frames, ...) is an error
+/// (exit 2) unless `allow_inconclusive`.
+pub fn run_check(
+    inputs: &[PathBuf],
+    package: &str,
+    rules: &[Rule],
+    jobs: usize,
+    allow_inconclusive: bool,
+) -> CheckReport {
     let m = measure_inputs(inputs, package, jobs);
     let mut errors = m.errors;
     let mut tests = Vec::new();
     let mut failed = false;
+    let mut inconclusive = false;
     for (name, its) in &m.tests {
         let usable: Vec<&Iteration> = its.iter().filter(|i| i.process_found).collect();
         let frames: usize = usable.iter().map(|i| i.mb_frames.len()).sum();
@@ -202,8 +235,25 @@ pub fn run_check(inputs: &[PathBuf], package: &str, rules: &[Rule], jobs: usize)
                 Outcome::Pass => {}
             }
         }
+        let trust = test_trust(&usable, frames);
+        if trust.grade == Grade::Inconclusive && !usable.is_empty() {
+            inconclusive = true;
+            if !allow_inconclusive {
+                let why: Vec<String> = trust
+                    .reasons
+                    .iter()
+                    .filter(|r| r.grade == Grade::Inconclusive)
+                    .map(|r| r.text.clone())
+                    .collect();
+                errors.push(format!(
+                    "{name}: inconclusive ({}); pass --allow-inconclusive to gate on it anyway",
+                    why.join("; ")
+                ));
+            }
+        }
         tests.push(TestCheck {
             test: name.clone(),
+            trust,
             iterations: its.iter().map(info).collect(),
             rules: results,
             macrobenchmark: macrobenchmark_metrics(&usable),
@@ -222,12 +272,25 @@ pub fn run_check(inputs: &[PathBuf], package: &str, rules: &[Rule], jobs: usize)
     } else {
         EXIT_PASS
     };
+    let only_trust =
+        code == EXIT_ERROR && inconclusive && errors.iter().all(|e| e.contains(": inconclusive ("));
     CheckReport {
         schema: "frameprobe.check/v1",
         tool_version: env!("CARGO_PKG_VERSION"),
+        metric_version: METRIC_VERSION,
         process: package.to_string(),
-        outcome: outcome_name(code),
+        outcome: if only_trust {
+            "inconclusive"
+        } else {
+            outcome_name(code)
+        },
         exit_code: code,
+        trust: tests
+            .iter()
+            .map(|t| t.trust.grade)
+            .max()
+            .unwrap_or(Grade::Trusted),
+        allow_inconclusive,
         tests,
         errors,
     }
@@ -247,6 +310,8 @@ pub struct TestComparison {
 pub struct CompareReport {
     pub schema: &'static str,
     pub tool_version: &'static str,
+    /// The version of the frame definitions behind the numbers.
+    pub metric_version: u32,
     pub process: String,
     pub outcome: &'static str,
     pub exit_code: u8,
@@ -329,6 +394,7 @@ pub fn run_compare(
     CompareReport {
         schema: "frameprobe.compare/v1",
         tool_version: env!("CARGO_PKG_VERSION"),
+        metric_version: METRIC_VERSION,
         process: package.to_string(),
         outcome: outcome_name(code),
         exit_code: code,

@@ -90,8 +90,14 @@ pub fn check_table(r: &CheckReport) -> String {
             ]);
         }
         let _ = writeln!(out, "{}", grid(rows));
-        let _ = writeln!(out, "Macrobenchmark: {}\n", macro_text(&t.macrobenchmark));
+        let _ = writeln!(out, "Macrobenchmark: {}", macro_text(&t.macrobenchmark));
+        let _ = writeln!(
+            out,
+            "trust: {}\n",
+            crate::report::verdicts::trust_line(&t.trust)
+        );
     }
+    let _ = writeln!(out, "metric version: {}", r.metric_version);
     for e in &r.errors {
         let _ = writeln!(out, "error: {e}");
     }
@@ -152,7 +158,13 @@ pub fn check_markdown(r: &CheckReport) -> String {
             "\nMacrobenchmark: {}\n",
             md(&macro_text(&t.macrobenchmark))
         );
+        let _ = writeln!(
+            out,
+            "Trust: {}\n",
+            md(&crate::report::verdicts::trust_line(&t.trust))
+        );
     }
+    let _ = writeln!(out, "Metric version: {}\n", r.metric_version);
     if !r.errors.is_empty() {
         let _ = writeln!(out, "**Could not evaluate:**\n");
         for e in &r.errors {

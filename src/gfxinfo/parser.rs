@@ -714,11 +714,13 @@ fn parse_row(
     let mut values = Vec::with_capacity(want);
     for (pos, cell) in cells.iter().enumerate() {
         match cell.parse::<i64>() {
-            Ok(v) if !cell_in_range(columns.fields[pos], v) => return Err(format!(
+            Ok(v) if !cell_in_range(columns.fields[pos], v) => {
+                return Err(format!(
                 "column {} ({}) holds {v}, beyond ±2^61 ns, which HWUI does not write; row skipped",
                 pos + 1,
                 columns.names[pos],
-            )),
+            ))
+            }
             Ok(v) => values.push(v),
             Err(_) => {
                 return Err(format!(

@@ -6,6 +6,7 @@ pub mod build_info;
 pub mod counter_tracks;
 pub mod frame_timeline;
 pub mod ftrace;
+pub mod ftrace_stats;
 pub mod gpu_mem;
 pub mod gpus;
 pub mod graphics_frame;
@@ -13,6 +14,9 @@ pub mod power;
 pub mod process_memory;
 pub mod process_tree;
 pub mod sys_stats;
+pub mod system_info;
+pub mod trace_config;
+pub mod trace_stats;
 pub mod track_event;
 
 use std::io::IsTerminal;
@@ -50,6 +54,9 @@ pub struct LoadOptions {
     /// Kernel counters: cpu_frequency, cpu_frequency_limits, sched_cpu_util_cfs, clocks,
     /// devfreq, memory (rss_stat, oom_score_adj, ion, mm_event), ...
     pub kernel_counters: bool,
+    /// Only the CPU counters among the kernel ones: cpu_frequency and sched_cpu_util_cfs
+    /// (CPU capacity), for the CPU contention of frame causes.
+    pub cpu_counters: bool,
     /// Kernel slices: scm calls, reclaim, signals, DMA fences, vblanks, interrupts (the
     /// thread ones nest with atrace slices on thread tracks).
     pub kernel_slices: bool,
@@ -80,6 +87,7 @@ impl LoadOptions {
             process_events: true,
             atrace: true,
             kernel_counters: true,
+            cpu_counters: true,
             kernel_slices: true,
             frame_timeline: true,
             graphics_frames: true,
@@ -141,6 +149,9 @@ impl LoadOptions {
                 fid::BINDER_UNLOCK,
             ]);
             packets.push(f::INITIAL_DISPLAY_STATE);
+        }
+        if self.cpu_counters && !self.kernel_counters {
+            ftrace.extend([fid::CPU_FREQUENCY, fid::SCHED_CPU_UTIL_CFS]);
         }
         if self.kernel_counters {
             ftrace.extend([
@@ -380,10 +391,23 @@ impl TokenizerHost for Importer {
         if let Some(v) = &info.tracing_service_version {
             s.set_metadata("tracing_service_version", MetaValue::Str(v.clone()));
         }
+        system_info::device_metadata(s, info);
         self.sys_stats.set_page_size(info.page_size);
     }
     fn on_power_rail_descriptors(&mut self, power_rails: &[u8]) {
         self.power.rail_descriptors(&mut self.ctx, power_rails);
+    }
+    fn on_trace_config(&mut self, config: &[u8]) {
+        self.ctx.store.trace_info.config = Some(trace_config::parse(config));
+    }
+    fn on_trace_stats(&mut self, stats: &[u8]) {
+        trace_stats::trace_stats(&mut self.ctx.store, stats);
+    }
+    fn on_ftrace_stats(&mut self, stats: &[u8]) {
+        ftrace_stats::ftrace_stats(&mut self.ctx.store, stats);
+    }
+    fn on_gpu_info(&mut self, gpu_info: &[u8]) {
+        system_info::gpu_info(&mut self.ctx.store, gpu_info);
     }
 }
 

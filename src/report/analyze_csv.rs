@@ -1,6 +1,9 @@
 //! CSV for `analyze` (one row per process and layer) and `frames` (one row per frame).
 
-use crate::analysis::report_model::AnalyzeReport;
+use super::causes_text::primary_cells;
+use crate::analysis::definitions::{Definition, FrameDefinitions};
+use crate::analysis::reconcile::Reconciliation;
+use crate::analysis::report_model::{AnalyzeReport, ProcessReport};
 use crate::analysis::summary::Dist;
 use crate::cli::output::csv_field;
 
@@ -46,29 +49,44 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
             head.push(format!("{m}_{p}"));
         }
     }
+    // The layer's top causes across its janky frames (category id, total ms, frames).
+    for i in 1..=TOP_CAUSE_COLUMNS {
+        for c in ["", "_ms", "_frames"] {
+            head.push(format!("top_cause_{i}{c}"));
+        }
+    }
+    head.extend(verdict_head());
     let mut out = head.join(",") + "\n";
     for p in &r.processes {
         for l in &p.layers {
-            let t = |k: &str| l.by_jank_tag.get(k).map_or(0, |c| c.frames).to_string();
+            // Empty cells, never 0, where FrameTimeline classified nothing.
+            let t = |k: &str| {
+                opt(l
+                    .by_jank_tag
+                    .as_ref()
+                    .map(|m| m.get(k).map_or(0, |c| c.frames)))
+            };
             let mut row = vec![
                 p.pid.to_string(),
                 csv_field(p.name.as_deref().unwrap_or("")),
                 csv_field(l.layer.as_deref().unwrap_or("")),
                 l.frames.to_string(),
                 l.frames_with_timeline.to_string(),
-                l.janky.frames.to_string(),
-                l.janky.rate_pct.to_string(),
+                opt(l.janky.as_ref().map(|c| c.frames)),
+                opt(l.janky.as_ref().map(|c| c.rate_pct)),
                 t("Self Jank"),
                 t("Other Jank"),
                 t("Dropped Frame"),
                 t("Buffer Stuffing"),
-                l.deadline_missed.frames.to_string(),
-                l.slow_frames.frames.to_string(),
+                opt(l.deadline_missed.as_ref().map(|c| c.frames)),
+                opt(l.slow_frames.as_ref().map(|c| c.frames)),
                 l.longest_janky_streak.to_string(),
             ];
             row.extend(dist_cells(&l.durations.ui_ms));
             row.extend(dist_cells(&l.durations.cpu_ms));
             row.extend(dist_cells(&l.durations.overrun_ms));
+            row.extend(top_cause_cells(p, l.layer.as_deref()));
+            row.extend(verdict_cells(r, p, layer_table(p, &l.layer)));
             out.push_str(&row.join(","));
             out.push('\n');
         }
@@ -76,11 +94,76 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
     out
 }
 
+/// How many of a layer's top causes the analyze CSV has columns for.
+const TOP_CAUSE_COLUMNS: usize = 3;
+
+fn top_cause_cells(p: &ProcessReport, layer: Option<&str>) -> Vec<String> {
+    let top = p
+        .causes
+        .as_ref()
+        .and_then(|c| c.by_layer.iter().find(|l| l.layer.as_deref() == layer))
+        .map_or(&[][..], |l| l.top_by_ms.as_slice());
+    (0..TOP_CAUSE_COLUMNS)
+        .flat_map(|i| match top.get(i) {
+            Some(t) => [
+                t.category.to_string(),
+                t.total_ms.to_string(),
+                t.frames.to_string(),
+            ],
+            None => Default::default(),
+        })
+        .collect()
+}
+
+/// The reconciliation table of a layer (the process's when it has one layer).
+fn layer_table<'a>(p: &'a ProcessReport, layer: &Option<String>) -> Option<&'a Reconciliation> {
+    p.reconciliation
+        .iter()
+        .find(|t| t.scope == "layer" && &t.layer == layer)
+        .or_else(|| p.reconciliation.first().filter(|_| p.layers.len() == 1))
+}
+
+/// Per-layer verdict columns: trust, refresh rates, each definition's count and denominator.
+fn verdict_head() -> Vec<String> {
+    let mut h: Vec<String> = ["metric_version", "trust", "refresh_hz"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    for d in Definition::ALL {
+        h.push(format!("{}_count", d.key()));
+        h.push(format!("{}_of", d.key()));
+    }
+    h.push("disagreeing_frames".into());
+    h
+}
+
+fn verdict_cells(r: &AnalyzeReport, p: &ProcessReport, t: Option<&Reconciliation>) -> Vec<String> {
+    let hz: Vec<String> = p.refresh_rates.iter().map(|x| x.hz.to_string()).collect();
+    let mut c = vec![
+        r.metric_version.to_string(),
+        p.trust.grade.as_str().to_string(),
+        hz.join(";"),
+    ];
+    for d in Definition::ALL {
+        let row = t.and_then(|t| t.rows.iter().find(|x| x.definition == d));
+        c.push(opt(row.and_then(|x| x.count)));
+        c.push(opt(row.map(|x| x.of)));
+    }
+    c.push(opt(t.map(|t| t.disagreeing_frames)));
+    c
+}
+
+/// A definition's verdict as a cell: 1 flagged, 0 not, empty when it does not judge.
+fn flag(d: &FrameDefinitions, k: Definition) -> String {
+    opt(d.get(k).flagged.map(i32::from))
+}
+
 pub fn frames_csv(r: &AnalyzeReport) -> String {
-    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types\n");
+    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types,budget_ms,budget_source,vsync_period_ms,refresh_hz,missed_vsyncs,ft_janky,stdlib_was_jank,hwui_deadline_janky,mb_counted,mb_late,mb_why_not,vitals_slow,vitals_frozen,rules,disagreement,primary_cause,primary_cause_ms,cause_window_ms\n");
     for p in &r.processes {
         for f in &p.all_frames {
             let b = f.buffer.as_ref();
+            let [cause, cause_ms, window_ms] = primary_cells(f.causes.as_ref());
             let row = [
                 p.pid.to_string(),
                 csv_field(p.name.as_deref().unwrap_or("")),
@@ -113,6 +196,37 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                         .as_ref()
                         .map_or(String::new(), |h| h.jank_types.join(";")),
                 ),
+                f.budget_ms.to_string(),
+                csv_field(f.budget_source),
+                f.vsync_period_ms.to_string(),
+                f.refresh_hz.to_string(),
+                opt(f.missed_vsyncs),
+                flag(&f.definitions, Definition::FrameTimeline),
+                flag(&f.definitions, Definition::PerfettoStdlib),
+                flag(&f.definitions, Definition::Hwui),
+                i32::from(f.definitions.macrobenchmark.considered).to_string(),
+                flag(&f.definitions, Definition::Macrobenchmark),
+                csv_field(if f.definitions.macrobenchmark.considered {
+                    ""
+                } else {
+                    &f.definitions.macrobenchmark.why
+                }),
+                flag(&f.definitions, Definition::Vitals),
+                opt(f
+                    .definitions
+                    .vitals
+                    .considered
+                    .then(|| i32::from(f.definitions.vitals.rules.contains(&"vitals.frozen")))),
+                csv_field(&f.definitions.rule_ids().join(";")),
+                csv_field(
+                    f.definitions
+                        .disagreement
+                        .as_ref()
+                        .map_or("", |d| d.reason.as_str()),
+                ),
+                cause,
+                cause_ms,
+                window_ms,
             ];
             out.push_str(&row.join(","));
             out.push('\n');

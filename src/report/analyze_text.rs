@@ -2,11 +2,13 @@
 
 use std::fmt::Write;
 
+use super::causes_text;
 use crate::analysis::hwui::{HwuiFrame, HwuiSummary};
 use crate::analysis::report_model::{
     AnalyzeReport, FrameReport, MacrobenchmarkBlock, ProcessReport,
 };
 use crate::analysis::summary::{Dist, LayerSummary};
+use crate::report::verdicts;
 
 fn dist3(d: &Option<Dist>) -> String {
     match d {
@@ -15,10 +17,11 @@ fn dist3(d: &Option<Dist>) -> String {
     }
 }
 
+/// A jank tag's count; "n/a" (never 0) where FrameTimeline classified nothing.
 fn tag(l: &LayerSummary, t: &str) -> String {
-    l.by_jank_tag
-        .get(t)
-        .map_or("0".into(), |c| c.frames.to_string())
+    l.by_jank_tag.as_ref().map_or("n/a".into(), |m| {
+        m.get(t).map_or("0".into(), |c| c.frames.to_string())
+    })
 }
 
 fn layer_rows(p: &ProcessReport) -> Vec<Vec<String>> {
@@ -38,13 +41,10 @@ fn layer_rows(p: &ProcessReport) -> Vec<Vec<String>> {
         "present Hz".into(),
     ]];
     for l in &p.layers {
-        let janky = if l.frames_with_timeline > 0 {
-            format!("{} ({:.1}%)", l.janky.frames, l.janky.rate_pct)
-        } else {
-            format!(
-                "{} slow ({:.1}%)",
-                l.slow_frames.frames, l.slow_frames.rate_pct
-            )
+        let janky = match (&l.janky, &l.slow_frames) {
+            (Some(j), _) => format!("{} ({:.1}%)", j.frames, j.rate_pct),
+            (None, Some(s)) => format!("{} slow ({:.1}%)", s.frames, s.rate_pct),
+            (None, None) => "n/a".into(),
         };
         rows.push(vec![
             l.layer
@@ -56,14 +56,9 @@ fn layer_rows(p: &ProcessReport) -> Vec<Vec<String>> {
             tag(l, "Other Jank"),
             tag(l, "Dropped Frame"),
             tag(l, "Buffer Stuffing"),
-            if l.frames_with_timeline > 0 {
-                format!(
-                    "{} ({:.1}%)",
-                    l.deadline_missed.frames, l.deadline_missed.rate_pct
-                )
-            } else {
-                "n/a".into()
-            },
+            l.deadline_missed.as_ref().map_or("n/a".into(), |c| {
+                format!("{} ({:.1}%)", c.frames, c.rate_pct)
+            }),
             dist3(&l.durations.ui_ms),
             dist3(&l.durations.cpu_ms),
             dist3(&l.durations.overrun_ms),
@@ -124,9 +119,23 @@ fn frame_line(f: &FrameReport) -> String {
     if let Some(o) = f.overrun_ms {
         let _ = write!(s, ", overrun {o:.1} ms");
     }
+    if let Some(n) = f.missed_vsyncs.filter(|n| *n > 0) {
+        let _ = write!(
+            s,
+            " = {n} missed vsync{} at {} Hz",
+            if n == 1 { "" } else { "s" },
+            f.refresh_hz
+        );
+    }
     if let Some(c) = f.cpu_ms {
         let _ = write!(s, ", cpu {c:.1} ms");
     }
+    if f.cpu_ms.is_none() {
+        if let Some(u) = f.ui_ms {
+            let _ = write!(s, ", ui {u:.1} ms");
+        }
+    }
+    let _ = write!(s, " (budget {:.1} ms)", f.budget_ms);
     s
 }
 
@@ -198,7 +207,7 @@ fn sources_line(r: &AnalyzeReport) -> String {
 
 fn process_title(p: &ProcessReport) -> String {
     format!(
-        "{} (pid {}) — {} frames, frame budget {:.1} ms ({})",
+        "{} (pid {}) — {} frames, median frame budget {:.1} ms ({})",
         p.name.clone().unwrap_or_else(|| "<unnamed>".into())
             + if p.name_source == Some("layer") {
                 " [name from layer]"
@@ -212,9 +221,35 @@ fn process_title(p: &ProcessReport) -> String {
     )
 }
 
+/// The trace's verdict header: metric version, trust, refresh rates.
+fn verdict_header(r: &AnalyzeReport) -> Vec<String> {
+    vec![
+        format!("metric version: {}", r.metric_version),
+        format!("trust: {}", verdicts::trust_line(&r.trust)),
+        format!(
+            "refresh rates: {}",
+            verdicts::refresh_line(&r.refresh_rates, Some(r.vsync_period_source))
+        ),
+    ]
+}
+
+/// The process's trust and refresh rates, under its title.
+fn process_verdict_lines(p: &ProcessReport) -> Vec<String> {
+    vec![
+        format!("trust: {}", verdicts::trust_line(&p.trust)),
+        format!(
+            "refresh rates: {}",
+            verdicts::refresh_line(&p.refresh_rates, None)
+        ),
+    ]
+}
+
 pub fn render_table(r: &AnalyzeReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "trace: {}\n{}", r.trace, sources_line(r));
+    for l in verdict_header(r) {
+        let _ = writeln!(out, "{l}");
+    }
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
@@ -223,6 +258,9 @@ pub fn render_table(r: &AnalyzeReport) -> String {
     }
     for p in &r.processes {
         let _ = writeln!(out, "\n{}", process_title(p));
+        for l in process_verdict_lines(p) {
+            let _ = writeln!(out, "{l}");
+        }
         let _ = writeln!(out, "{}", super::grid(layer_rows(p)));
         if let Some(m) = &p.macrobenchmark {
             let _ = writeln!(out, "Macrobenchmark: {}", macro_line(m));
@@ -237,8 +275,19 @@ pub fn render_table(r: &AnalyzeReport) -> String {
         if let Some(h) = &p.hwui {
             let _ = writeln!(out, "{}", hwui_line(h));
         }
+        if let Some(c) = &p.causes {
+            let _ = writeln!(out, "{}", causes_text::top_title(c));
+            let _ = writeln!(out, "{}", super::grid(causes_text::top_rows(c)));
+        }
         for n in &p.notes {
             let _ = writeln!(out, "note: {n}");
+        }
+        for (i, rec) in p.reconciliation.iter().enumerate() {
+            let _ = writeln!(out, "reconciliation, {}:", verdicts::scope(rec));
+            let _ = writeln!(out, "{}", super::grid(verdicts::rows(rec)));
+            for l in verdicts::disagreement_lines(rec, if i == 0 { 3 } else { 0 }) {
+                let _ = writeln!(out, "{l}");
+            }
         }
         if !p.worst_frames.is_empty() {
             let _ = writeln!(out, "worst frames:");
@@ -246,6 +295,10 @@ pub fn render_table(r: &AnalyzeReport) -> String {
                 let _ = writeln!(out, "  {}. {}", i + 1, frame_line(f));
                 if let Some(b) = &f.blame {
                     let _ = writeln!(out, "     blame: {}", b.explanation);
+                }
+                if let Some(c) = &f.causes {
+                    let _ = writeln!(out, "     causes: {}", c.sentence);
+                    let _ = writeln!(out, "     {}", causes_text::timeline(c));
                 }
             }
         }
@@ -280,8 +333,16 @@ pub fn render_markdown(r: &AnalyzeReport) -> String {
         md_escape(&r.trace),
         sources_line(r)
     );
+    for l in verdict_header(r) {
+        let _ = writeln!(out, "- {}", md_escape(&l));
+    }
+    out.push('\n');
     for p in &r.processes {
         let _ = writeln!(out, "### {}\n", md_escape(&process_title(p)));
+        for l in process_verdict_lines(p) {
+            let _ = writeln!(out, "- {}", md_escape(&l));
+        }
+        out.push('\n');
         out.push_str(&md_table(&layer_rows(p)));
         out.push('\n');
         if let Some(m) = &p.macrobenchmark {
@@ -290,8 +351,25 @@ pub fn render_markdown(r: &AnalyzeReport) -> String {
         if let Some(h) = &p.hwui {
             let _ = writeln!(out, "- {}", md_escape(&hwui_line(h)));
         }
+        if let Some(c) = &p.causes {
+            let _ = writeln!(out, "\n{}\n", md_escape(&causes_text::top_title(c)));
+            out.push_str(&md_table(&causes_text::top_rows(c)));
+            out.push('\n');
+        }
         for n in &p.notes {
             let _ = writeln!(out, "- note: {}", md_escape(n));
+        }
+        for (i, rec) in p.reconciliation.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "\n**Reconciliation, {}**\n",
+                md_escape(&verdicts::scope(rec))
+            );
+            out.push_str(&md_table(&verdicts::rows(rec)));
+            out.push('\n');
+            for l in verdicts::disagreement_lines(rec, if i == 0 { 3 } else { 0 }) {
+                let _ = writeln!(out, "- {}", md_escape(l.trim_start()));
+            }
         }
         if !p.worst_frames.is_empty() {
             let _ = writeln!(out, "\n<details><summary>Worst frames</summary>\n");
@@ -299,6 +377,10 @@ pub fn render_markdown(r: &AnalyzeReport) -> String {
                 let _ = writeln!(out, "- {}", md_escape(&frame_line(f)));
                 if let Some(b) = &f.blame {
                     let _ = writeln!(out, "  - {}", md_escape(&b.explanation));
+                }
+                if let Some(c) = &f.causes {
+                    let _ = writeln!(out, "  - causes: {}", md_escape(&c.sentence));
+                    let _ = writeln!(out, "  - {}", md_escape(&causes_text::timeline(c)));
                 }
             }
             let _ = writeln!(out, "\n</details>\n");

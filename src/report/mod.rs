@@ -2,8 +2,11 @@
 
 pub mod analyze_csv;
 pub mod analyze_text;
+pub mod causes_text;
+pub mod doctor_text;
 pub mod html;
 pub mod stream_grid;
+pub mod verdicts;
 pub mod visible;
 
 pub use stream_grid::StreamGrid;

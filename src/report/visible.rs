@@ -58,7 +58,8 @@ fn escape_in_place(s: &mut String) {
 }
 
 /// The analyze report with the names it got from the trace escaped, for the table: the
-/// trace path, process and layer names, blame explanations, notes and warnings.
+/// trace path, process and layer names, blame explanations, cause sentences, notes and
+/// warnings.
 pub fn escape_report_names(r: &mut AnalyzeReport) {
     escape_in_place(&mut r.trace);
     r.warnings.iter_mut().for_each(escape_in_place);
@@ -78,6 +79,9 @@ pub fn escape_report_names(r: &mut AnalyzeReport) {
             }
             if let Some(b) = &mut f.blame {
                 escape_in_place(&mut b.explanation);
+            }
+            if let Some(c) = &mut f.causes {
+                escape_in_place(&mut c.sentence);
             }
         }
     }

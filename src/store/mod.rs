@@ -8,6 +8,7 @@ pub mod read_only;
 pub mod slices;
 pub mod sqlite;
 pub mod strings;
+pub mod trace_info;
 pub mod track_compressor;
 pub mod tracks;
 
@@ -301,6 +302,8 @@ pub struct Store {
     /// (stat name, index) -> entry; index is -1 for unindexed stats.
     pub stats: BTreeMap<(&'static str, i64), StatEntry>,
     pub metadata: BTreeMap<String, MetaValue>,
+    /// What the recording holds and asked for (not a trace_processor table).
+    pub trace_info: trace_info::TraceInfo,
 }
 
 impl Store {
@@ -337,6 +340,25 @@ impl Store {
                 value: 0,
             })
             .value += n;
+    }
+
+    /// Sets a stat to a value (trace_processor's SetStats / SetIndexedStats).
+    pub fn stat_set(
+        &mut self,
+        name: &'static str,
+        idx: i64,
+        severity: Severity,
+        description: &'static str,
+        value: i64,
+    ) {
+        self.stats.insert(
+            (name, idx),
+            StatEntry {
+                severity,
+                description,
+                value,
+            },
+        );
     }
 
     pub fn stat_value(&self, name: &str) -> i64 {

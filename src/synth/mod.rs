@@ -4,6 +4,8 @@
 //! tests that need a known answer (the returned plan says what each frame really did) and for
 //! CI-gate tests that inject regressions.
 
+pub mod causes;
+pub mod refresh;
 mod rng;
 
 use prost::Message;
@@ -41,6 +43,10 @@ pub struct SynthConfig {
     pub start_ns: i64,
     /// Offset added to MONOTONIC to get BOOTTIME (SurfaceFlinger writes MONOTONIC).
     pub boot_minus_mono_ns: i64,
+    /// Refresh-rate phases (rate in Hz, frames), in order; empty: `refresh_hz` throughout.
+    pub refresh_phases: Vec<(u32, u32)>,
+    /// Write SurfaceFlinger's `VsyncPeriod` counter at each rate switch (needs atrace).
+    pub vsync_period_counters: bool,
 }
 
 impl Default for SynthConfig {
@@ -64,6 +70,8 @@ impl Default for SynthConfig {
             sdk_version: 34,
             start_ns: 10_000_000_000,
             boot_minus_mono_ns: 3_000_000_000,
+            refresh_phases: Vec::new(),
+            vsync_period_counters: false,
         }
     }
 }
@@ -88,6 +96,8 @@ pub struct PlannedFrame {
     pub on_time_finish: bool,
     /// Time the UI thread was runnable but not running during doFrame (preemption).
     pub ui_runnable_ns: i64,
+    /// The vsync period the frame ran at.
+    pub vsync_period_ns: i64,
 }
 
 pub struct SynthTrace {
@@ -174,6 +184,112 @@ impl Streams {
     }
 }
 
+/// One app frame's FrameTimeline events (boot-time nanoseconds): expected and actual surface
+/// frames, and the display frame that presents it (one period late when it missed).
+struct SurfaceFrame<'a> {
+    vsync_id: i64,
+    display_token: i64,
+    pid: i32,
+    layer: &'a str,
+    expected_start: i64,
+    expected_end: i64,
+    actual_start: i64,
+    actual_end: i64,
+    jank_type: i32,
+    period: i64,
+}
+
+impl Streams {
+    fn surface_frame(&mut self, cookie: &mut i64, boot_minus_mono_ns: i64, f: &SurfaceFrame<'_>) {
+        let mono = |boot: i64| boot - boot_minus_mono_ns;
+        let late = f.actual_end > f.expected_end;
+        let present_type = if late { PRESENT_LATE } else { PRESENT_ON_TIME };
+        let (period, expected_end, display_token, pid) =
+            (f.period, f.expected_end, f.display_token, f.pid);
+        let c_exp = *cookie;
+        let c_act = *cookie + 1;
+        let c_dexp = *cookie + 2;
+        let c_dact = *cookie + 3;
+        *cookie += 4;
+        let present = expected_end + if late { period } else { 0 };
+        self.ft_packet(
+            mono(f.expected_start),
+            fte::Event::ExpectedSurfaceFrameStart(fte::ExpectedSurfaceFrameStart {
+                cookie: Some(c_exp),
+                token: Some(f.vsync_id),
+                display_frame_token: Some(display_token),
+                pid: Some(pid),
+                layer_name: Some(f.layer.to_string()),
+            }),
+        );
+        self.ft_packet(
+            mono(expected_end),
+            fte::Event::FrameEnd(fte::FrameEnd {
+                cookie: Some(c_exp),
+            }),
+        );
+        self.ft_packet(
+            mono(f.actual_start),
+            fte::Event::ActualSurfaceFrameStart(fte::ActualSurfaceFrameStart {
+                cookie: Some(c_act),
+                token: Some(f.vsync_id),
+                display_frame_token: Some(display_token),
+                pid: Some(pid),
+                layer_name: Some(f.layer.to_string()),
+                present_type: Some(present_type),
+                on_time_finish: Some(!late),
+                gpu_composition: Some(false),
+                jank_type: Some(f.jank_type),
+                prediction_type: Some(1),
+                is_buffer: Some(true),
+                jank_severity_type: Some(if late { 3 } else { 1 }),
+                ..Default::default()
+            }),
+        );
+        self.ft_packet(
+            mono(f.actual_end),
+            fte::Event::FrameEnd(fte::FrameEnd {
+                cookie: Some(c_act),
+            }),
+        );
+        self.ft_packet(
+            mono(expected_end),
+            fte::Event::ExpectedDisplayFrameStart(fte::ExpectedDisplayFrameStart {
+                cookie: Some(c_dexp),
+                token: Some(display_token),
+                pid: Some(SF_PID),
+            }),
+        );
+        self.ft_packet(
+            mono(expected_end + period),
+            fte::Event::FrameEnd(fte::FrameEnd {
+                cookie: Some(c_dexp),
+            }),
+        );
+        self.ft_packet(
+            mono(present - period / 2),
+            fte::Event::ActualDisplayFrameStart(fte::ActualDisplayFrameStart {
+                cookie: Some(c_dact),
+                token: Some(display_token),
+                pid: Some(SF_PID),
+                present_type: Some(PRESENT_ON_TIME),
+                on_time_finish: Some(true),
+                gpu_composition: Some(false),
+                jank_type: Some(JANK_NONE),
+                prediction_type: Some(1),
+                jank_severity_type: Some(1),
+                ..Default::default()
+            }),
+        );
+        self.ft_packet(
+            mono(present + period / 4),
+            fte::Event::FrameEnd(fte::FrameEnd {
+                cookie: Some(c_dact),
+            }),
+        );
+    }
+}
+
 /// Generates a trace for `cfg`.
 pub fn generate(cfg: &SynthConfig) -> SynthTrace {
     let mut rng = Rng::new(cfg.seed);
@@ -184,6 +300,10 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
     let mono = |boot: i64| boot - cfg.boot_minus_mono_ns;
     let mut s = Streams::default();
     header(&mut s, cfg, render_tid, period);
+    let schedule = refresh::Schedule::new(cfg);
+    if cfg.vsync_period_counters && cfg.atrace {
+        refresh::period_counters(&mut s, &schedule);
+    }
 
     // The app was running before the first frame (as in a real trace, where ftrace data
     // starts before SurfaceFlinger's): its first atrace slices open and close early.
@@ -206,7 +326,8 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
     let mut ui_free = 0i64;
     let mut rt_free = 0i64;
     for i in 0..cfg.frames as i64 {
-        let vsync = cfg.start_ns + i * period;
+        let period = schedule.period(i as usize);
+        let vsync = schedule.vsync(i as usize);
         let vsync_id = 100_000 + i * 3;
         let display_token = 500_000 + i * 3 + 1;
         let slowed = rng.chance(cfg.jank_rate);
@@ -309,86 +430,21 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
             s.sched.push((rt_end, 1, 1, 0, 120, "swapper/1".into()));
         }
         if cfg.frame_timeline {
-            let c_exp = cookie;
-            let c_act = cookie + 1;
-            let c_dexp = cookie + 2;
-            let c_dact = cookie + 3;
-            cookie += 4;
-            let present = expected_end + if late { period } else { 0 };
-            s.ft_packet(
-                mono(expected_start),
-                fte::Event::ExpectedSurfaceFrameStart(fte::ExpectedSurfaceFrameStart {
-                    cookie: Some(c_exp),
-                    token: Some(vsync_id),
-                    display_frame_token: Some(display_token),
-                    pid: Some(pid),
-                    layer_name: Some(layer.clone()),
-                }),
-            );
-            s.ft_packet(
-                mono(expected_end),
-                fte::Event::FrameEnd(fte::FrameEnd {
-                    cookie: Some(c_exp),
-                }),
-            );
-            s.ft_packet(
-                mono(ui_start),
-                fte::Event::ActualSurfaceFrameStart(fte::ActualSurfaceFrameStart {
-                    cookie: Some(c_act),
-                    token: Some(vsync_id),
-                    display_frame_token: Some(display_token),
-                    pid: Some(pid),
-                    layer_name: Some(layer.clone()),
-                    present_type: Some(present_type),
-                    on_time_finish: Some(!late),
-                    gpu_composition: Some(false),
-                    jank_type: Some(jank_type),
-                    prediction_type: Some(1),
-                    is_buffer: Some(true),
-                    jank_severity_type: Some(if late { 3 } else { 1 }),
-                    ..Default::default()
-                }),
-            );
-            s.ft_packet(
-                mono(actual_end),
-                fte::Event::FrameEnd(fte::FrameEnd {
-                    cookie: Some(c_act),
-                }),
-            );
-            s.ft_packet(
-                mono(expected_end),
-                fte::Event::ExpectedDisplayFrameStart(fte::ExpectedDisplayFrameStart {
-                    cookie: Some(c_dexp),
-                    token: Some(display_token),
-                    pid: Some(SF_PID),
-                }),
-            );
-            s.ft_packet(
-                mono(expected_end + period),
-                fte::Event::FrameEnd(fte::FrameEnd {
-                    cookie: Some(c_dexp),
-                }),
-            );
-            s.ft_packet(
-                mono(present - period / 2),
-                fte::Event::ActualDisplayFrameStart(fte::ActualDisplayFrameStart {
-                    cookie: Some(c_dact),
-                    token: Some(display_token),
-                    pid: Some(SF_PID),
-                    present_type: Some(PRESENT_ON_TIME),
-                    on_time_finish: Some(true),
-                    gpu_composition: Some(false),
-                    jank_type: Some(JANK_NONE),
-                    prediction_type: Some(1),
-                    jank_severity_type: Some(1),
-                    ..Default::default()
-                }),
-            );
-            s.ft_packet(
-                mono(present + period / 4),
-                fte::Event::FrameEnd(fte::FrameEnd {
-                    cookie: Some(c_dact),
-                }),
+            s.surface_frame(
+                &mut cookie,
+                cfg.boot_minus_mono_ns,
+                &SurfaceFrame {
+                    vsync_id,
+                    display_token,
+                    pid,
+                    layer: &layer,
+                    expected_start,
+                    expected_end,
+                    actual_start: ui_start,
+                    actual_end,
+                    jank_type,
+                    period,
+                },
             );
         }
         if cfg.frame_tracer {
@@ -437,6 +493,7 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
             present_type,
             on_time_finish: !late,
             ui_runnable_ns: ui_runnable,
+            vsync_period_ns: period,
         });
     }
     let bytes = encode(s, cfg);
@@ -522,7 +579,15 @@ fn header(s: &mut Streams, cfg: &SynthConfig, render_tid: i32, _period: i64) {
 fn encode(mut s: Streams, cfg: &SynthConfig) -> Vec<u8> {
     let mut packets = std::mem::take(&mut s.header);
     // ftrace: one bundle per CPU per ~64 events, in per-CPU order.
-    for cpu in 0..2u32 {
+    let cpus = s
+        .ftrace
+        .iter()
+        .map(|e| e.1)
+        .chain(s.sched.iter().map(|e| e.1))
+        .max()
+        .map_or(2, |c| c + 1)
+        .max(2);
+    for cpu in 0..cpus {
         let mut evs: Vec<_> = s.ftrace.iter().filter(|e| e.1 == cpu).cloned().collect();
         evs.sort_by_key(|e| e.0);
         let mut sw: Vec<_> = s.sched.iter().filter(|e| e.1 == cpu).cloned().collect();

@@ -24,6 +24,8 @@ pub mod fields {
     pub const INTERNED_DATA: u32 = 12;
     pub const SEQUENCE_FLAGS: u32 = 13;
     pub const TRACE_CONFIG: u32 = 33;
+    pub const FTRACE_STATS: u32 = 34;
+    pub const TRACE_STATS: u32 = 35;
     pub const BATTERY: u32 = 38;
     /// Sorted as one event per energy sample (see `trace::power_rails`).
     pub const POWER_RAILS: u32 = 40;
@@ -45,6 +47,7 @@ pub mod fields {
     pub const ANDROID_SYSTEM_PROPERTY: u32 = 86;
     pub const FIRST_PACKET_ON_SEQUENCE: u32 = 87;
     pub const MACHINE_ID: u32 = 98;
+    pub const GPU_INFO: u32 = 128;
     pub const ZSTD_COMPRESSED_PACKETS: u32 = 133;
 }
 

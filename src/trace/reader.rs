@@ -21,9 +21,9 @@ pub enum ReadError {
     Open { path: String, reason: String },
     #[error("I/O error at byte offset {offset}: {}", io_reason(source))]
     Io { offset: u64, source: io::Error },
-    #[error("the input is empty (0 bytes); a Perfetto trace holds at least one packet")]
+    #[error("the input is empty (0 bytes): no trace packets; a Perfetto trace holds at least one")]
     Empty,
-    #[error("the input holds no trace packet ({bytes} bytes read)")]
+    #[error("no trace packets in the input ({bytes} bytes read)")]
     NoPackets { bytes: u64 },
     #[error("not a Perfetto trace: {0}")]
     NotATrace(String),

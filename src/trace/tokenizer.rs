@@ -80,6 +80,12 @@ pub trait TokenizerHost: EventSink {
         sorter: &mut Sorter,
     ) -> bool;
     fn on_first_packet_on_sequence(&mut self, seq_id: u32);
+    /// Packets read whole while tokenizing, as trace_processor does (no timestamp needed):
+    /// the trace config, the service's and the kernel's stats, the GPU description.
+    fn on_trace_config(&mut self, _config: &[u8]) {}
+    fn on_trace_stats(&mut self, _stats: &[u8]) {}
+    fn on_ftrace_stats(&mut self, _stats: &[u8]) {}
+    fn on_gpu_info(&mut self, _gpu_info: &[u8]) {}
 }
 
 pub struct Tokenizer {
@@ -126,6 +132,8 @@ struct Header<'a> {
     trusted_pid: Option<i32>,
     machine_id: Option<u32>,
     data: Option<(u32, &'a [u8])>,
+    /// The payload field of a packet whose payload frameprobe does not read (for counting).
+    other_kind: Option<u32>,
 }
 
 fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
@@ -142,6 +150,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
         trusted_pid: None,
         machine_id: None,
         data: None,
+        other_kind: None,
     };
     for field in Fields::new(bytes) {
         let (id, v) = field?;
@@ -177,12 +186,19 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             | f::TRACK_DESCRIPTOR
             | f::THREAD_DESCRIPTOR
             | f::PROCESS_DESCRIPTOR
+            | f::TRACE_STATS
+            | f::FTRACE_STATS
+            | f::GPU_INFO
             | f::ZSTD_COMPRESSED_PACKETS => {
                 if let Value::Bytes(b) = v {
                     h.data = Some((id, b));
                 }
             }
-            _ => {}
+            _ => {
+                if let Value::Bytes(_) = v {
+                    h.other_kind.get_or_insert(id);
+                }
+            }
         }
     }
     Ok(h)
@@ -260,6 +276,8 @@ impl Tokenizer {
                 return;
             }
         }
+        let kind = h.data.map(|d| d.0).or(h.other_kind).unwrap_or(0);
+        host.store().trace_info.count_packet(kind);
         let seq_id = h.seq_id.unwrap_or(0);
         // A sequence's incremental state is invalid until its first clear: the packets
         // before it may have missed their interned data (trace_processor's rule).
@@ -318,7 +336,14 @@ impl Tokenizer {
             );
             return;
         }
+        match field {
+            f::TRACE_STATS => return host.on_trace_stats(data),
+            f::FTRACE_STATS => return host.on_ftrace_stats(data),
+            f::GPU_INFO => return host.on_gpu_info(data),
+            _ => {}
+        }
         if field == f::TRACE_CONFIG {
+            host.on_trace_config(data);
             if let Ok(cfg) = protos::TraceConfig::decode(data) {
                 if let Some(c) = cfg.builtin_data_sources.and_then(|b| b.primary_trace_clock) {
                     if c != 0 {

@@ -16,19 +16,54 @@ pub fn sample_trace() -> PathBuf {
     repo().join("testdata/scroll_60hz.perfetto-trace")
 }
 
-/// `../shared/<sub>` when the reference material is present; otherwise prints why the test
-/// is skipped and returns None.
-pub fn shared(sub: &str, test: &str) -> Option<PathBuf> {
-    let p = repo().join("../shared").join(sub);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!(
-            "SKIP {test}: {} is absent (reference material lives beside the repo in CI)",
-            p.display()
-        );
-        None
+/// Whether the tests run under CI (`CI=true`, which `.ci/run` sets): there the reference
+/// material must be present, so a test that would skip for want of it fails instead.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Says that `test` did not run its checks and why: on standard error, and as a line in the
+/// file `FRAMEPROBE_SKIP_LOG` names (`.ci/run` counts them at the end).
+pub fn skip(test: &str, why: &str) {
+    eprintln!("SKIP {test}: {why}");
+    if let Some(log) = std::env::var_os("FRAMEPROBE_SKIP_LOG") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let _ = writeln!(f, "{test}: {why}");
+        }
     }
+}
+
+/// A reference file a test expected is absent: skipped on a developer's machine, a failure
+/// under CI.
+pub fn missing(test: &str, what: &Path) {
+    let why = format!("{} is absent", what.display());
+    assert!(!in_ci(), "{test}: {why}, and CI must have it");
+    skip(test, &why);
+}
+
+/// `../shared/<sub>` when the reference material is present. Otherwise the test is skipped
+/// (None) on a developer's machine, and fails under CI, which always has it.
+/// `FRAMEPROBE_SHARED` overrides its location (to try the absent case).
+pub fn shared(sub: &str, test: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("FRAMEPROBE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared"));
+    let p = root.join(sub);
+    if p.exists() {
+        return Some(p);
+    }
+    let why = format!(
+        "{} is absent (reference material lives beside the repo in CI)",
+        p.display()
+    );
+    assert!(!in_ci(), "{test}: {why}, and CI must have it");
+    skip(test, &why);
+    None
 }
 
 pub fn run(args: &[&str]) -> Output {
@@ -86,3 +121,4 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     }
     rows
 }
+pub mod pb;

@@ -65,6 +65,31 @@ pub const MODULES: &[Module] = &[
         sql: include_str!("slices_with_context.sql"),
     },
     Module {
+        provides: &["android.critical_blocking_calls"],
+        tables: &["_android_critical_blocking_calls"],
+        requires: &["android.binder", "slices.with_context"],
+        sql: include_str!("android_frame_blocking_calls.sql"),
+    },
+    Module {
+        provides: &["android.cujs.base"],
+        tables: &[
+            "_jank_cujs_slices",
+            "_cuj_state_markers",
+            "_cuj_instant_events",
+            "_all_frames_in_cuj",
+            "_android_distinct_frames_in_cuj",
+            "_android_jank_cuj_do_frames",
+        ],
+        requires: &["android.frames.timeline"],
+        sql: include_str!("android_cujs_base.sql"),
+    },
+    Module {
+        provides: &["android.frame_blocking_calls.blocking_calls_aggregation"],
+        tables: &["_extended_frame_boundary", "_blocking_calls_frame_cuj"],
+        requires: &["android.critical_blocking_calls", "android.cujs.base"],
+        sql: include_str!("android_blocking_calls_aggregation.sql"),
+    },
+    Module {
         provides: &["android.binder"],
         tables: &[
             "android_binder_txns",

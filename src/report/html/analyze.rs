@@ -128,19 +128,23 @@ fn summary_table(l: &LayerSummary) -> String {
         "Frames with FrameTimeline",
         l.frames_with_timeline.to_string(),
     );
-    if l.frames_with_timeline > 0 {
+    if let Some(j) = &l.janky {
         kv(
             "Janky (Self, Other Jank, Dropped)",
-            count_text(&l.janky) + " of FrameTimeline frames",
+            count_text(j) + " of FrameTimeline frames",
         );
+    }
+    if let Some(d) = &l.deadline_missed {
         kv(
             "App deadline missed",
-            count_text(&l.deadline_missed) + " of FrameTimeline frames",
+            count_text(d) + " of FrameTimeline frames",
         );
     }
     kv(
         "Slow frames (CPU over budget)",
-        count_text(&l.slow_frames) + " of all frames",
+        l.slow_frames.as_ref().map_or("n/a".into(), |c| {
+            count_text(c) + " of the frames with a duration"
+        }),
     );
     kv("Longest janky streak", l.longest_janky_streak.to_string());
     kv(
@@ -152,10 +156,10 @@ fn summary_table(l: &LayerSummary) -> String {
             )
         }),
     );
-    for (t, c) in &l.by_jank_tag {
+    for (t, c) in l.by_jank_tag.iter().flatten() {
         kv(&format!("Jank tag: {t}"), count_text(c));
     }
-    for (r, c) in &l.by_jank_reason {
+    for (r, c) in l.by_jank_reason.iter().flatten() {
         kv(&format!("Jank reason: {r}"), count_text(c));
     }
     o.push_str("</tbody></table>");
@@ -403,6 +407,9 @@ fn worst_frame(o: &mut String, rank: usize, f: &FrameReport, budget_ms: f64, sca
             "<p class=\"note\">Not janky by FrameTimeline or CPU time: no blame computed.</p>",
         ),
     }
+    if let Some(c) = &f.causes {
+        o.push_str(&super::causes::frame_section(c, budget_ms));
+    }
     // The facts the verdict rests on: FrameTimeline on the left, FrameTracer and the
     // blame's hot spots on the right.
     o.push_str("<div class=\"row\">");
@@ -431,6 +438,16 @@ fn worst_frame(o: &mut String, rank: usize, f: &FrameReport, budget_ms: f64, sca
             ("Display frame jank tag", opt(&f.display_jank_tag)),
             ("doFrame slice id", opt(&f.do_frame_slice_id)),
             ("DrawFrame slice id", opt(&f.draw_frame_slice_id)),
+            (
+                "Budget",
+                format!("{:.2} ms ({})", f.budget_ms, f.budget_source),
+            ),
+            (
+                "Vsync period",
+                format!("{:.2} ms ({} Hz)", f.vsync_period_ms, f.refresh_hz),
+            ),
+            ("Missed vsyncs", opt(&f.missed_vsyncs)),
+            ("Rules", f.definitions.rule_ids().join(", ")),
         ],
     ));
     let mut right: Vec<(&str, String)> = Vec::new();
@@ -554,6 +571,18 @@ fn process_section(o: &mut String, ti: usize, p: &ProcessReport) {
     for n in &p.notes {
         let _ = write!(o, "<p class=\"note\">Note: {}</p>", esc(n));
     }
+    super::verdicts::trust(o, "Trust", &p.trust);
+    let _ = write!(
+        o,
+        "<p class=\"meta\">Refresh rates: {}.</p>",
+        esc(&crate::report::verdicts::refresh_line(
+            &p.refresh_rates,
+            None
+        ))
+    );
+    for (i, rec) in p.reconciliation.iter().enumerate() {
+        super::verdicts::reconciliation(o, rec, i == 0);
+    }
     if let Some(m) = &p.macrobenchmark {
         o.push_str("<details><summary>Macrobenchmark FrameTimingMetric</summary><table class=\"dist\"><thead><tr><th>ms</th><th>count</th><th>P50</th><th>P90</th><th>P95</th><th>P99</th><th>max</th></tr></thead><tbody>");
         dist_row(o, "frameDurationCpuMs", &m.frame_duration_cpu_ms);
@@ -577,6 +606,9 @@ fn process_section(o: &mut String, ti: usize, p: &ProcessReport) {
             "<p class=\"meta\">Perfetto android_frame_stats: {} frames, was_jank {}, was_slow_frame {}, was_big_jank {}, was_huge_jank {}.</p>",
             s.frames, s.was_jank, s.was_slow_frame, s.was_big_jank, s.was_huge_jank
         );
+    }
+    if let Some(c) = &p.causes {
+        o.push_str(&super::causes::top_table(c));
     }
     for l in &p.layers {
         layer_section(o, p, l);
@@ -606,11 +638,30 @@ pub fn render_analyze(reports: &[AnalyzeReport]) -> String {
             esc(&r.trace),
             esc(&sources_line(r))
         );
+        let _ = write!(
+            o,
+            "<p class=\"meta\">Metric version {}. Refresh rates: {}.</p>",
+            r.metric_version,
+            esc(&crate::report::verdicts::refresh_line(
+                &r.refresh_rates,
+                Some(r.vsync_period_source)
+            ))
+        );
+        super::verdicts::trust(&mut o, "Trace trust", &r.trust);
         for w in &r.warnings {
             let _ = write!(o, "<p class=\"warn\">Warning: {}</p>", esc(w));
         }
         if r.processes.is_empty() {
             o.push_str("<p class=\"err\">No frames found for the selected processes.</p>");
+            for p in &r.processes_with_frames {
+                let _ = write!(
+                    o,
+                    "<p class=\"meta\">Has frames: {} (pid {}), {} frames.</p>",
+                    esc(p.name.as_deref().unwrap_or("(unnamed process)")),
+                    p.pid,
+                    p.frames
+                );
+            }
         } else if r.processes.len() > 1 {
             o.push_str("<ul class=\"toc\">");
             for p in &r.processes {

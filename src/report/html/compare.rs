@@ -356,6 +356,7 @@ mod tests {
             process_found: true,
             api_level: 34,
             problem: None,
+            trust_reasons: Vec::new(),
         }
     }
 
@@ -381,10 +382,12 @@ mod tests {
             timeline_frames: i.timeline_tags.len(),
             api_level: 34,
             problem: None,
+            trust: crate::analysis::trust::Trust::of(Vec::new()),
         };
         let r = CompareReport {
             schema: "frameprobe.compare/v1",
             tool_version: "test",
+            metric_version: crate::analysis::definitions::METRIC_VERSION,
             process: process.into(),
             outcome: "fail",
             exit_code: 1,

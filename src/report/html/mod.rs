@@ -6,8 +6,10 @@
 //! quote them) goes through [`esc`] before it is written, in text and in attributes alike.
 
 pub mod analyze;
+pub mod causes;
 pub mod compare;
 pub mod svg;
+pub mod verdicts;
 
 pub use analyze::render_analyze;
 pub use compare::{render_compare, CompareDistributions};

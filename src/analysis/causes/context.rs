@@ -1,0 +1,245 @@
+//! Lookups the cause families share, built once per analysis: each thread's slices in time
+//! order, thread and process names, binder flows, per-CPU scheduling and counters. Built
+//! lazily where only some frames need them.
+
+use std::cell::{Cell, OnceCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::super::index::Index;
+use super::super::thread_state::ThreadStateIndex;
+use super::categories::{is_perfetto_blocking_call, rule_at, rule_index, Category};
+use super::model::ThreadRef;
+use crate::analysis::slice_name::standardize;
+use crate::store::{SliceId, Store, TrackScope, Upid, Utid};
+
+/// One thread's slices per track, each list in (ts, depth) order.
+#[derive(Default)]
+pub struct ThreadSlices {
+    tracks: Vec<(u32, Vec<SliceId>)>,
+}
+
+pub struct Ctx<'a> {
+    pub store: &'a Store,
+    pub idx: &'a Index<'a>,
+    pub states: &'a ThreadStateIndex<'a>,
+    utid_of_track: Vec<Option<Utid>>,
+    slices: OnceCell<Vec<ThreadSlices>>,
+    /// Per interned string, computed on first use: 0 not yet, 1 no rule, 2 + the rule index
+    /// ([`rule_index`]).
+    category: Vec<Cell<u16>>,
+    /// Per interned name: its standardised form when it is one of Perfetto's blocking calls.
+    blocking_name: OnceCell<Vec<OnceCell<Option<Rc<str>>>>>,
+    flows_out: OnceCell<HashMap<SliceId, SliceId>>,
+    sched_by_cpu: OnceCell<Vec<Vec<u32>>>,
+    pub(super) cpu_counters: OnceCell<super::cpu::CpuCounters>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(idx: &'a Index<'a>, states: &'a ThreadStateIndex<'a>) -> Self {
+        let store = idx.store;
+        let utid_of_track = store
+            .tracks
+            .iter()
+            .map(|t| match t.scope {
+                TrackScope::Thread(u) if t.event_type == crate::store::EventType::Slice => Some(u),
+                _ => None,
+            })
+            .collect();
+        Ctx {
+            store,
+            idx,
+            states,
+            utid_of_track,
+            slices: OnceCell::new(),
+            category: vec![Cell::new(0); store.strings.len()],
+            blocking_name: OnceCell::new(),
+            flows_out: OnceCell::new(),
+            sched_by_cpu: OnceCell::new(),
+            cpu_counters: OnceCell::new(),
+        }
+    }
+
+    pub fn utid_of_slice(&self, id: SliceId) -> Option<Utid> {
+        let t = self.store.slices[id as usize].track_id as usize;
+        self.utid_of_track.get(t).copied().flatten()
+    }
+
+    fn thread_slices(&self) -> &[ThreadSlices] {
+        self.slices.get_or_init(|| {
+            let mut out: Vec<ThreadSlices> = Vec::new();
+            out.resize_with(self.store.threads.len(), Default::default);
+            for (i, s) in self.store.slices.iter().enumerate() {
+                let Some(u) = self
+                    .utid_of_track
+                    .get(s.track_id as usize)
+                    .copied()
+                    .flatten()
+                else {
+                    continue;
+                };
+                let tracks = &mut out[u as usize].tracks;
+                let k = match tracks.iter().position(|t| t.0 == s.track_id) {
+                    Some(k) => k,
+                    None => {
+                        tracks.push((s.track_id, Vec::new()));
+                        tracks.len() - 1
+                    }
+                };
+                tracks[k].1.push(i as SliceId);
+            }
+            let slices = &self.store.slices;
+            let key = |i: &SliceId| (slices[*i as usize].ts, slices[*i as usize].depth);
+            for t in &mut out {
+                for (_, v) in &mut t.tracks {
+                    // Import order is time order per track, but for slices completed out of
+                    // order (unmatched ends).
+                    if !v.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+                        v.sort_by_key(key);
+                    }
+                }
+            }
+            out
+        })
+    }
+
+    /// End of a slice; an unfinished one lasts forever.
+    pub fn end_of(&self, id: SliceId) -> i64 {
+        let s = &self.store.slices[id as usize];
+        if s.dur < 0 {
+            i64::MAX
+        } else {
+            s.ts + s.dur
+        }
+    }
+
+    /// The thread's slices overlapping [start, end), in (ts, depth) order.
+    pub fn slices_overlapping(&self, utid: Utid, start: i64, end: i64) -> Vec<SliceId> {
+        let Some(t) = self.thread_slices().get(utid as usize) else {
+            return Vec::new();
+        };
+        let slices = &self.store.slices;
+        let mut out = Vec::new();
+        for (_, v) in &t.tracks {
+            let k = v.partition_point(|&i| slices[i as usize].ts < start);
+            // Slices of a track nest: those open at `start` are the latest one to begin
+            // before it and its ancestors, where they reach past `start`.
+            let first = out.len();
+            let mut up = k.checked_sub(1).map(|j| v[j]);
+            while let Some(id) = up {
+                if self.end_of(id) > start {
+                    out.push(id);
+                }
+                up = slices[id as usize].parent_id;
+            }
+            out[first..].reverse();
+            out.extend(
+                v[k..]
+                    .iter()
+                    .take_while(|&&i| slices[i as usize].ts < end)
+                    .copied(),
+            );
+        }
+        if t.tracks.len() > 1 {
+            out.sort_by_key(|&i| (slices[i as usize].ts, slices[i as usize].depth));
+        }
+        out
+    }
+
+    pub fn slice_name(&self, id: SliceId) -> &'a str {
+        self.store
+            .opt_str(self.store.slices[id as usize].name)
+            .unwrap_or("")
+    }
+
+    /// The category of a slice by its name, and the rule.
+    pub fn category_of(&self, id: SliceId) -> Option<(Category, &'static str)> {
+        let name = self.store.slices[id as usize].name?;
+        let cell = self.category.get(name.0 as usize)?;
+        if cell.get() == 0 {
+            let k = rule_index(self.store.str(name)).map_or(1, |k| k as u16 + 2);
+            cell.set(k);
+        }
+        match cell.get() {
+            1 => None,
+            k => Some(rule_at(k as usize - 2)),
+        }
+    }
+
+    /// The standardised name of a slice that is one of Perfetto's relevant blocking calls.
+    pub fn perfetto_blocking_name(&self, id: SliceId) -> Option<Rc<str>> {
+        let name = self.store.slices[id as usize].name?;
+        let cells = self.blocking_name.get_or_init(|| {
+            let mut v = Vec::new();
+            v.resize_with(self.store.strings.len(), OnceCell::new);
+            v
+        });
+        cells
+            .get(name.0 as usize)?
+            .get_or_init(|| {
+                let n = self.store.str(name);
+                is_perfetto_blocking_call(n).then(|| standardize(n).into())
+            })
+            .clone()
+    }
+
+    pub fn thread_ref(&self, utid: Utid) -> ThreadRef {
+        let t = &self.store.threads[utid as usize];
+        let p = t.upid.map(|u| &self.store.processes[u as usize]);
+        ThreadRef {
+            name: self.store.opt_str(t.name).map(str::to_string),
+            tid: t.tid,
+            process: p.and_then(|p| self.store.opt_str(p.name).map(str::to_string)),
+            pid: p.map(|p| p.pid),
+        }
+    }
+
+    /// The thread `tid` of process `upid`, else any thread with that tid.
+    pub fn thread_by_tid(&self, upid: Option<Upid>, tid: i64) -> Option<Utid> {
+        let threads = &self.store.threads;
+        let mut any = None;
+        for (u, t) in threads.iter().enumerate().rev() {
+            if t.tid == tid {
+                if upid.is_some() && t.upid == upid {
+                    return Some(u as Utid);
+                }
+                any.get_or_insert(u as Utid);
+            }
+        }
+        any
+    }
+
+    /// The slice a flow leaves `id` for (binder transaction -> binder reply).
+    pub fn flow_from(&self, id: SliceId) -> Option<SliceId> {
+        self.flows_out
+            .get_or_init(|| {
+                self.store
+                    .flows
+                    .iter()
+                    .map(|f| (f.slice_out, f.slice_in))
+                    .collect()
+            })
+            .get(&id)
+            .copied()
+    }
+
+    /// Rows of `store.sched` per CPU, in time order.
+    pub fn sched_on_cpu(&self, cpu: u32) -> &[u32] {
+        let by_cpu = self.sched_by_cpu.get_or_init(|| {
+            let mut v: Vec<Vec<u32>> = Vec::new();
+            for (i, r) in self.store.sched.iter().enumerate() {
+                let c = r.cpu as usize;
+                if v.len() <= c {
+                    v.resize_with(c + 1, Vec::new);
+                }
+                v[c].push(i as u32);
+            }
+            let sched = &self.store.sched;
+            for rows in &mut v {
+                rows.sort_by_key(|&i| sched[i as usize].ts);
+            }
+            v
+        });
+        by_cpu.get(cpu as usize).map_or(&[], |v| v.as_slice())
+    }
+}

@@ -1,0 +1,566 @@
+//! Root causes of janky frames: a cause chain per frame over its window, whose links tile
+//! the window (no overlapping sums), each with its evidence, and the top causes per process
+//! and layer.
+//!
+//! The window runs from the frame's expected start (FrameTimeline), else its doFrame start,
+//! to the end of the actual frame (without FrameTimeline: the end of its last DrawFrame).
+//! It is cut into the phases of the frame's critical path: the UI thread before doFrame,
+//! doFrame, the RenderThread after doFrame, and what follows the RenderThread (GPU,
+//! SurfaceFlinger, present). Each thread phase is attributed instant by instant
+//! ([`timeline::attribute`]); the families add their evidence: [`binder`] (the server side),
+//! [`locks`] (the owner), [`gc`] (the GC that ran), [`cpu`] (who had the CPU), [`io`]
+//! (blocked functions), [`render_thread`] (GPU and composition).
+
+pub mod binder;
+pub mod blocking_calls;
+pub mod categories;
+pub mod context;
+pub mod cpu;
+pub mod gc;
+pub mod io;
+pub mod locks;
+pub mod model;
+pub mod render_thread;
+pub mod timeline;
+pub mod wakeups;
+
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+
+use super::blame::ms;
+use super::frames::Frame;
+use categories::Category;
+use context::Ctx;
+pub use model::*;
+use timeline::{Idle, Piece};
+
+use crate::store::Utid;
+
+const PHASE_BEFORE: &str = "before_do_frame";
+const PHASE_UI: &str = "ui_thread";
+const PHASE_RT: &str = "render_thread";
+const PHASE_GPU: &str = "gpu_composition";
+const PHASE_NONE: &str = "no_frame_slices";
+
+/// Most slice ids kept as context of one derived link.
+const MAX_CONTEXT: usize = 8;
+
+/// A thread interval of the critical path.
+struct Lane {
+    phase: &'static str,
+    utid: Option<Utid>,
+    /// The frame's RenderThread, on UI thread lanes.
+    render_thread: Option<Utid>,
+    start: i64,
+    end: i64,
+    idle: Idle,
+}
+
+fn window(frame: &Frame) -> Option<Window> {
+    let t = frame.timeline.as_ref();
+    let (ts, from) = match (t.and_then(|t| t.expected), frame.ui) {
+        (Some(e), _) => (e.ts, "expected_start"),
+        (None, Some(u)) => (u.ts, "do_frame_start"),
+        (None, None) => (frame.ts, "frame_start"),
+    };
+    if frame.dur < 0 {
+        return None;
+    }
+    let end_ts = frame.ts + frame.dur;
+    let to = if t.is_some() {
+        "actual_end"
+    } else {
+        "frame_end"
+    };
+    (end_ts > ts).then(|| Window {
+        ts,
+        end_ts,
+        dur_ns: end_ts - ts,
+        ms: ms(end_ts - ts),
+        from,
+        to,
+    })
+}
+
+/// The critical-path lanes tiling [w.ts, w.end_ts).
+fn lanes(ctx: &Ctx<'_>, frame: &Frame, w: &Window) -> Vec<Lane> {
+    let clip = |x: i64| x.clamp(w.ts, w.end_ts);
+    let ui = frame.ui.filter(|u| u.complete());
+    let rt = frame.rt.filter(|r| r.complete());
+    let ui_utid = ui.and_then(|u| ctx.utid_of_slice(u.id));
+    let rt_utid = rt.and_then(|r| ctx.utid_of_slice(r.id));
+    let mut out = Vec::new();
+    let mut at = w.ts;
+    let mut push = |phase, utid, end: i64, idle, at: &mut i64| {
+        let end = clip(end);
+        if end > *at {
+            out.push(Lane {
+                phase,
+                utid,
+                render_thread: if phase == PHASE_RT { None } else { rt_utid },
+                start: *at,
+                end,
+                idle,
+            });
+            *at = end;
+        }
+    };
+    if let Some(u) = ui {
+        push(PHASE_BEFORE, ui_utid, u.ts, Idle::Vsync, &mut at);
+        push(PHASE_UI, ui_utid, u.end(), Idle::Sleeping, &mut at);
+    }
+    if let Some(r) = rt {
+        // Without a doFrame the RenderThread's wait for its DrawFrame is the frame's start.
+        push(PHASE_RT, rt_utid, r.end(), Idle::Sleeping, &mut at);
+    }
+    let last = if ui.is_some() || rt.is_some() {
+        PHASE_GPU
+    } else {
+        PHASE_NONE
+    };
+    push(last, None, w.end_ts, Idle::Sleeping, &mut at);
+    out
+}
+
+/// The cause chain of `frame`; None when the frame has no complete window.
+pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
+    let w = window(frame)?;
+    let lanes = lanes(ctx, frame, &w);
+    let mut phases = Vec::new();
+    let mut links: Vec<Link> = Vec::new();
+    // The RenderThread's attribution over the whole window, for what it did while the UI
+    // thread waited for it.
+    let rt_pieces: OnceCell<Vec<Piece>> = OnceCell::new();
+    let rt_over_window = |rt: Utid| {
+        rt_pieces
+            .get_or_init(|| timeline::attribute(ctx, rt, w.ts, w.end_ts, Idle::Sleeping, None))
+            .as_slice()
+    };
+    for lane in &lanes {
+        let thread = lane.utid.map(|u| ctx.thread_ref(u));
+        phases.push(Phase {
+            phase: lane.phase,
+            thread: thread.clone(),
+            ts: lane.start,
+            dur_ns: lane.end - lane.start,
+            ms: ms(lane.end - lane.start),
+        });
+        let Some(utid) = lane.utid else {
+            links.push(render_thread::after_render_thread(
+                frame, lane.start, lane.end,
+            ));
+            continue;
+        };
+        let pieces = timeline::attribute(
+            ctx,
+            utid,
+            lane.start,
+            lane.end,
+            lane.idle,
+            lane.render_thread,
+        );
+        group(
+            ctx,
+            lane,
+            utid,
+            &thread,
+            &pieces,
+            &rt_over_window,
+            &mut links,
+        );
+    }
+    let mut links = cap_links(links);
+    links.sort_by_key(|l| l.ts);
+    let threads: Vec<Utid> = [frame.ui, frame.rt]
+        .into_iter()
+        .flatten()
+        .filter_map(|s| ctx.utid_of_slice(s.id))
+        .collect();
+    let blocking_calls = blocking_calls::totals(ctx, &threads, w.ts, w.end_ts);
+    let by_category = totals(&links, w.dur_ns);
+    let primary = by_category.first().cloned();
+    let sentence = sentence(&w, &by_category, &links);
+    Some(CauseChain {
+        window: w,
+        phases,
+        primary,
+        by_category,
+        links,
+        sentence,
+        blocking_calls,
+    })
+}
+
+/// Most links a chain lists one by one; the shorter rest are merged per category and phase.
+pub const MAX_LINKS: usize = 48;
+
+/// Keeps the `MAX_LINKS` longest links and merges the others per category and phase, so a
+/// frame with thousands of short slices stays readable; the sum is unchanged.
+fn cap_links(mut links: Vec<Link>) -> Vec<Link> {
+    if links.len() <= MAX_LINKS {
+        return links;
+    }
+    links.sort_by_key(|l| (std::cmp::Reverse(l.dur_ns), l.ts));
+    let rest = links.split_off(MAX_LINKS);
+    let longest_rest = rest.first().map_or(0, |l| l.dur_ns);
+    let mut merged: Vec<Link> = Vec::new();
+    for l in rest {
+        match merged
+            .iter_mut()
+            .find(|m| m.category == l.category && m.phase == l.phase)
+        {
+            Some(m) => {
+                m.dur_ns += l.dur_ns;
+                m.ts = m.ts.min(l.ts);
+                m.merged += 1;
+                if let Some(id) = l.slice_id {
+                    if m.context_slice_ids.len() < MAX_CONTEXT {
+                        m.context_slice_ids.push(id);
+                    }
+                }
+            }
+            None => merged.push(Link {
+                slice_id: None,
+                slice_name: None,
+                slice_ts: None,
+                slice_dur_ns: None,
+                context_slice_ids: l.slice_id.into_iter().collect(),
+                rule: format!(
+                    "shorter links of this category merged (each at most {:.2} ms); first rule: {}",
+                    ms(longest_rest),
+                    l.rule
+                ),
+                binder: None,
+                lock: None,
+                gc: None,
+                cpu: None,
+                io: None,
+                gpu: None,
+                woken_by: None,
+                render_thread_activity: None,
+                merged: 1,
+                ..l
+            }),
+        }
+    }
+    for m in &mut merged {
+        m.ms = ms(m.dur_ns);
+    }
+    links.extend(merged);
+    links
+}
+
+/// Pieces to links: one link per categorised slice, one per derived category and phase;
+/// then each family adds its evidence.
+fn group<'p>(
+    ctx: &Ctx<'_>,
+    lane: &Lane,
+    utid: Utid,
+    thread: &Option<ThreadRef>,
+    pieces: &[Piece],
+    rt_over_window: &dyn Fn(Utid) -> &'p [Piece],
+    links: &mut Vec<Link>,
+) {
+    let mut groups: Vec<(Category, Option<u32>, Vec<&Piece>)> = Vec::new();
+    for p in pieces {
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == p.category && g.1 == p.slice)
+        {
+            Some(g) => g.2.push(p),
+            None => groups.push((p.category, p.slice, vec![p])),
+        }
+    }
+    for (category, slice, ps) in groups {
+        let dur_ns: i64 = ps.iter().map(|p| p.end - p.start).sum();
+        let mut context: Vec<u32> = Vec::new();
+        if slice.is_none() {
+            for c in ps.iter().filter_map(|p| p.context) {
+                if !context.contains(&c) && context.len() < MAX_CONTEXT {
+                    context.push(c);
+                }
+            }
+        }
+        let s = slice.map(|id| &ctx.store.slices[id as usize]);
+        let mut link = Link {
+            category: category.id(),
+            label: category.label(),
+            family: category.family(),
+            phase: lane.phase,
+            thread: thread.clone(),
+            ts: ps[0].start,
+            dur_ns,
+            ms: ms(dur_ns),
+            slice_id: slice,
+            slice_name: slice.map(|id| ctx.slice_name(id).to_string()),
+            slice_ts: s.map(|s| s.ts),
+            slice_dur_ns: s.map(|s| s.dur),
+            context_slice_ids: context,
+            rule: match slice {
+                Some(_) => format!(
+                    "slice name GLOB '{}' ({})",
+                    ps[0].rule,
+                    rule_source(ps[0].rule)
+                ),
+                None => ps[0].rule.to_string(),
+            },
+            binder: None,
+            lock: None,
+            gc: None,
+            cpu: None,
+            io: None,
+            gpu: None,
+            woken_by: None,
+            render_thread_activity: None,
+            merged: 0,
+        };
+        match category {
+            Category::Binder => link.binder = slice.map(|s| binder::detail(ctx, s)),
+            Category::MonitorContention | Category::ArtLockContention => {
+                link.lock = slice.map(|s| locks::detail(ctx, utid, s))
+            }
+            Category::GcWait => link.gc = slice.map(|s| gc::detail(ctx, utid, s)),
+            Category::CpuContention => link.cpu = Some(cpu::detail(ctx, utid, &ps)),
+            Category::Io => link.io = Some(io::detail(ctx, &ps)),
+            Category::SleepingSelf => link.woken_by = Some(wakeups::woken_by(ctx, utid, &ps)),
+            Category::WaitForRenderThread => {
+                link.render_thread_activity = lane
+                    .render_thread
+                    .map(|rt| render_thread::activity(rt_over_window(rt), &ps));
+            }
+            _ => {}
+        }
+        links.push(link);
+    }
+}
+
+fn rule_source(glob: &str) -> &'static str {
+    categories::RULES
+        .iter()
+        .find(|r| r.glob == glob)
+        .map_or(categories::PERFETTO, |r| r.source)
+}
+
+/// Time per category, largest first (ties: first in time).
+fn totals(links: &[Link], window_ns: i64) -> Vec<CategoryTotal> {
+    let mut order: Vec<&'static str> = Vec::new();
+    let mut sum: BTreeMap<&'static str, (i64, &Link)> = BTreeMap::new();
+    for l in links {
+        let e = sum.entry(l.category).or_insert_with(|| {
+            order.push(l.category);
+            (0, l)
+        });
+        e.0 += l.dur_ns;
+    }
+    let mut out: Vec<CategoryTotal> = order
+        .iter()
+        .map(|c| {
+            let (ns, l) = sum[c];
+            CategoryTotal {
+                category: l.category,
+                label: l.label,
+                family: l.family,
+                ms: ms(ns),
+                dur_ns: ns,
+                share: share(ns, window_ns),
+            }
+        })
+        .collect();
+    out.sort_by_key(|t| std::cmp::Reverse(t.dur_ns));
+    out
+}
+
+fn share(ns: i64, of: i64) -> f64 {
+    if of <= 0 {
+        0.0
+    } else {
+        (ns as f64 / of as f64 * 1000.0).round() / 1000.0
+    }
+}
+
+/// "UI thread blocked 18.2 ms in binder call to system_server (getPackageInfo), server
+/// Runnable 6.1 ms" for the primary cause, then the next one.
+fn sentence(w: &Window, totals: &[CategoryTotal], links: &[Link]) -> String {
+    let mut parts = Vec::new();
+    for t in totals.iter().take(2) {
+        // The category's longest link speaks for it.
+        let Some(l) = links
+            .iter()
+            .filter(|l| l.category == t.category)
+            .max_by_key(|l| l.dur_ns)
+        else {
+            continue;
+        };
+        parts.push(describe(l, t));
+    }
+    format!(
+        "{:.1} ms frame window ({} to {}): {}",
+        w.ms,
+        w.from,
+        w.to,
+        parts.join("; then ")
+    )
+}
+
+fn thread_label(l: &Link) -> String {
+    match (&l.thread, l.phase) {
+        (_, PHASE_GPU) => "after the RenderThread".to_string(),
+        (_, PHASE_NONE) => "the app".to_string(),
+        (Some(t), _) if t.name.as_deref() == Some("RenderThread") => "RenderThread".to_string(),
+        (Some(t), PHASE_BEFORE | PHASE_UI) if t.tid == t.pid.unwrap_or(-1) => {
+            "UI thread".to_string()
+        }
+        (Some(t), _) => format!("thread {} ({})", t.name.as_deref().unwrap_or("?"), t.tid),
+        (None, _) => "no thread".to_string(),
+    }
+}
+
+fn describe(l: &Link, t: &CategoryTotal) -> String {
+    let who = thread_label(l);
+    let total = if (t.ms - l.ms).abs() > 0.05 {
+        format!(" ({:.1} ms in all)", t.ms)
+    } else {
+        String::new()
+    };
+    let named = l
+        .slice_name
+        .as_deref()
+        .filter(|n| !l.label.contains(n) && !matches!(l.family, "binder" | "locks"))
+        .map_or(String::new(), |n| format!(" \"{n}\""));
+    let base = match (l.family, Category::from_id(l.category).map(|c| c.kind())) {
+        (_, Some(categories::Kind::Wait)) => {
+            format!("{who} blocked {:.1} ms in {}{named}", l.ms, l.label)
+        }
+        ("cpu", _) => format!("{who} runnable {:.1} ms, waiting for a CPU", l.ms),
+        ("io", _) => format!("{who} {:.1} ms in uninterruptible sleep", l.ms),
+        ("self", _) => format!("{who} {:.1} ms {}", l.ms, l.label),
+        ("frame", _) => format!("{who}: {:.1} ms {}", l.ms, l.label),
+        _ => format!("{who} {:.1} ms in {}{named}", l.ms, l.label),
+    };
+    let detail = if let Some(b) = &l.binder {
+        binder::phrase(b)
+    } else if let Some(k) = &l.lock {
+        locks::phrase(k)
+    } else if let Some(g) = &l.gc {
+        gc::phrase(g)
+    } else if let Some(c) = &l.cpu {
+        cpu::phrase(c)
+    } else if let Some(i) = &l.io {
+        io::phrase(i)
+    } else if let Some(w) = &l.woken_by {
+        wakeups::phrase(w)
+    } else if let Some(a) = &l.render_thread_activity {
+        render_thread::phrase(a)
+    } else {
+        String::new()
+    };
+    format!("{base}{detail}{total}")
+}
+
+/// Accumulates chains into a process's summary.
+#[derive(Default)]
+pub struct Aggregate {
+    janky: usize,
+    explained: usize,
+    explained_ns: i64,
+    all: Tally,
+    layers: BTreeMap<Option<String>, (usize, Tally)>,
+}
+
+#[derive(Default, Clone)]
+struct Tally {
+    /// category -> (ns, frames, primary frames)
+    by: BTreeMap<&'static str, (i64, usize, usize, &'static str, &'static str)>,
+    ns: i64,
+}
+
+impl Tally {
+    fn add(&mut self, c: &CauseChain) {
+        for t in &c.by_category {
+            let e = self
+                .by
+                .entry(t.category)
+                .or_insert((0, 0, 0, t.label, t.family));
+            e.0 += t.dur_ns;
+            e.1 += 1;
+        }
+        if let Some(p) = &c.primary {
+            if let Some(e) = self.by.get_mut(p.category) {
+                e.2 += 1;
+            }
+        }
+        self.ns += c.window.dur_ns;
+    }
+
+    fn top(&self, by_frames: bool, n: usize) -> Vec<TopCause> {
+        let mut v: Vec<TopCause> = self
+            .by
+            .iter()
+            .map(
+                |(&category, &(ns, frames, primary, label, family))| TopCause {
+                    category,
+                    label,
+                    family,
+                    total_ms: ms(ns),
+                    frames,
+                    primary_frames: primary,
+                    share: share(ns, self.ns),
+                },
+            )
+            .collect();
+        if by_frames {
+            v.sort_by(|a, b| {
+                (b.frames, b.primary_frames)
+                    .cmp(&(a.frames, a.primary_frames))
+                    .then(b.total_ms.total_cmp(&a.total_ms))
+            });
+        } else {
+            v.sort_by(|a, b| b.total_ms.total_cmp(&a.total_ms));
+        }
+        v.truncate(n);
+        v
+    }
+}
+
+/// How many categories the aggregate lists.
+pub const TOP_N: usize = 10;
+
+impl Aggregate {
+    pub fn janky_frames(&self) -> usize {
+        self.janky
+    }
+
+    /// Counts a janky frame and, when it has one, its chain.
+    pub fn add(&mut self, layer: Option<&str>, c: Option<&CauseChain>) {
+        self.janky += 1;
+        let l = self.layers.entry(layer.map(str::to_string)).or_default();
+        l.0 += 1;
+        if let Some(c) = c {
+            self.explained += 1;
+            self.explained_ns += c.window.dur_ns;
+            self.all.add(c);
+            l.1.add(c);
+        }
+    }
+
+    pub fn summary(&self) -> CausesSummary {
+        let mut by_layer: Vec<LayerCauses> = self
+            .layers
+            .iter()
+            .map(|(layer, (n, t))| LayerCauses {
+                layer: layer.clone(),
+                janky_frames: *n,
+                top_by_ms: t.top(false, TOP_N),
+            })
+            .collect();
+        by_layer.sort_by_key(|l| std::cmp::Reverse(l.janky_frames));
+        CausesSummary {
+            janky_frames: self.janky,
+            explained_frames: self.explained,
+            explained_ms: ms(self.explained_ns),
+            top_by_ms: self.all.top(false, TOP_N),
+            top_by_frames: self.all.top(true, TOP_N),
+            by_layer,
+        }
+    }
+}

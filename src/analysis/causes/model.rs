@@ -1,0 +1,242 @@
+//! The cause chain of a frame as it is serialised (the `causes` object of a frame in
+//! `frameprobe.analyze/v1`) and the per-process aggregate (`causes` of a process).
+
+use serde::Serialize;
+
+use super::super::thread_state::StateSplit;
+use crate::analysis::blame::StateSplitMs;
+
+/// The interval a chain explains.
+#[derive(Debug, Clone, Serialize)]
+pub struct Window {
+    pub ts: i64,
+    pub end_ts: i64,
+    pub dur_ns: i64,
+    pub ms: f64,
+    /// Where the window starts: `expected_start` (FrameTimeline expected surface frame),
+    /// `do_frame_start` or `frame_start`.
+    pub from: &'static str,
+    /// Where it ends: `actual_end` (FrameTimeline actual surface frame) or `frame_end`
+    /// (the end of the frame's last DrawFrame, without FrameTimeline).
+    pub to: &'static str,
+}
+
+/// One phase of the frame's critical path; the phases tile the window.
+#[derive(Debug, Clone, Serialize)]
+pub struct Phase {
+    /// `before_do_frame`, `ui_thread`, `render_thread`, `gpu_composition`, or
+    /// `no_frame_slices` (the whole window of a frame with no doFrame or DrawFrame).
+    pub phase: &'static str,
+    pub thread: Option<ThreadRef>,
+    pub ts: i64,
+    pub dur_ns: i64,
+    pub ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ThreadRef {
+    pub name: Option<String>,
+    pub tid: i64,
+    pub process: Option<String>,
+    pub pid: Option<i64>,
+}
+
+/// One link of the chain: time of one category on one phase (for slice categories, one
+/// slice). The links of a chain never overlap and add up to the window.
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    pub category: &'static str,
+    pub label: &'static str,
+    pub family: &'static str,
+    pub phase: &'static str,
+    pub thread: Option<ThreadRef>,
+    /// First instant of the link inside the window.
+    pub ts: i64,
+    /// Time attributed to the link (the sum of its pieces, clipped to the window).
+    pub dur_ns: i64,
+    pub ms: f64,
+    /// The slice that placed the link in its category, if a slice did.
+    pub slice_id: Option<u32>,
+    pub slice_name: Option<String>,
+    /// The slice's own start and duration (not clipped).
+    pub slice_ts: Option<i64>,
+    pub slice_dur_ns: Option<i64>,
+    /// Other slices the link stands on (the slices running meanwhile, for derived links).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context_slice_ids: Vec<u32>,
+    /// The rule that placed the time in this category.
+    pub rule: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binder: Option<BinderDetail>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lock: Option<LockDetail>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc: Option<GcDetail>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuDetail>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoDetail>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuDetail>,
+    /// For unnamed sleeps: the threads whose wakeups ended them (by sleep time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub woken_by: Option<Vec<ThreadMs>>,
+    /// For waits on the RenderThread: what the RenderThread's time went to meanwhile (its
+    /// own cause categories, largest first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub render_thread_activity: Option<Vec<NamedMs>>,
+    /// How many shorter links this one stands for (0: a single link). Chains list at most
+    /// [`super::MAX_LINKS`] links one by one.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub merged: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SliceRef {
+    pub slice_id: u32,
+    pub name: String,
+    pub ts: i64,
+    pub ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BinderDetail {
+    /// The server's `binder reply` slice (joined by the binder flow).
+    pub reply_slice_id: Option<u32>,
+    pub server: Option<ThreadRef>,
+    /// The AIDL / HIDL method the server ran, when its slice names one.
+    pub method: Option<String>,
+    /// The server's longest slices under the reply.
+    pub server_slices: Vec<SliceRef>,
+    /// The server thread's states during the reply.
+    pub server_states: Option<StateSplitMs>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LockDetail {
+    pub owner: Option<ThreadRef>,
+    pub owner_tid: Option<i64>,
+    pub blocking_method: Option<String>,
+    pub blocked_method: Option<String>,
+    /// What the owner was inside during the contention (largest overlap first).
+    pub owner_slices: Vec<SliceRef>,
+    pub owner_states: Option<StateSplitMs>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GcDetail {
+    /// The GC that overlapped the wait most (Perfetto's `*concurrent*GC` slices, or any
+    /// slice naming a GC on another thread of the process).
+    pub gc: Option<SliceRef>,
+    pub gc_thread: Option<ThreadRef>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadMs {
+    pub thread: ThreadRef,
+    pub ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuDetail {
+    /// The CPU(s) the thread waited for: where it ran next.
+    pub cpus: Vec<u32>,
+    /// Who ran on those CPUs meanwhile (top 3 by time).
+    pub ran_instead: Vec<ThreadMs>,
+    /// `little` / `medium` / `big` when the trace gives CPU capacities; null otherwise.
+    pub cluster: Option<&'static str>,
+    /// The CPU's frequency when the wait began, when cpufreq is traced.
+    pub freq_khz: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IoDetail {
+    /// Time of the uninterruptible states flagged as IO wait (`io_wait` = 1).
+    pub io_wait_ms: f64,
+    /// Kernel functions the thread blocked in (`blocked_function`), longest first.
+    pub blocked_functions: Vec<NamedMs>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedMs {
+    pub name: String,
+    pub ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuDetail {
+    /// FrameTracer's GPU phase (queue to acquire fence) of the frame's buffer, if matched.
+    pub gpu_ms: Option<f64>,
+    /// FrameTracer's SurfaceFlinger phase (latch to present), if matched.
+    pub surfaceflinger_ms: Option<f64>,
+    pub display_jank_tag: Option<String>,
+}
+
+/// A category's total in a chain.
+#[derive(Debug, Clone, Serialize)]
+pub struct CategoryTotal {
+    pub category: &'static str,
+    pub label: &'static str,
+    pub family: &'static str,
+    pub ms: f64,
+    pub dur_ns: i64,
+    pub share: f64,
+}
+
+/// The cause chain of one frame.
+#[derive(Debug, Clone, Serialize)]
+pub struct CauseChain {
+    pub window: Window,
+    pub phases: Vec<Phase>,
+    /// The category with the most time (ties: the first in time).
+    pub primary: Option<CategoryTotal>,
+    pub by_category: Vec<CategoryTotal>,
+    pub links: Vec<Link>,
+    /// One line for people.
+    pub sentence: String,
+    /// The UI thread's and RenderThread's blocking calls over the window as Perfetto's
+    /// `android.frame_blocking_calls` sums them (overlapping: not a partition).
+    pub blocking_calls: Vec<super::blocking_calls::BlockingCall>,
+}
+
+/// A category's weight across a process's (or layer's) janky frames.
+#[derive(Debug, Clone, Serialize)]
+pub struct TopCause {
+    pub category: &'static str,
+    pub label: &'static str,
+    pub family: &'static str,
+    pub total_ms: f64,
+    /// Janky frames whose chain has the category.
+    pub frames: usize,
+    /// Janky frames where it is the primary cause.
+    pub primary_frames: usize,
+    /// Share of all explained janky-frame time.
+    pub share: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LayerCauses {
+    pub layer: Option<String>,
+    pub janky_frames: usize,
+    pub top_by_ms: Vec<TopCause>,
+}
+
+/// The `causes` object of a process.
+#[derive(Debug, Clone, Serialize)]
+pub struct CausesSummary {
+    pub janky_frames: usize,
+    /// Janky frames with a cause chain (the others lack a complete window).
+    pub explained_frames: usize,
+    pub explained_ms: f64,
+    pub top_by_ms: Vec<TopCause>,
+    pub top_by_frames: Vec<TopCause>,
+    pub by_layer: Vec<LayerCauses>,
+}
+
+pub fn split_ms(s: Option<StateSplit>) -> Option<StateSplitMs> {
+    s.map(Into::into)
+}

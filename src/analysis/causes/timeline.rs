@@ -1,0 +1,398 @@
+//! Attribution of one thread's time over one interval: every instant goes to exactly one
+//! cause, so the pieces tile the interval.
+//!
+//! At each instant the deepest categorised slice open on the thread decides, with the
+//! thread's state: a wait category (binder, locks, GC wait, buffer and fence waits) takes
+//! the instant whatever the state; otherwise Runnable time is CPU contention and
+//! uninterruptible time IO; Sleeping time with no wait named is an unnamed wait (self time,
+//! with the threads that woke it); a work category (inflate, measure, shader compile, ...)
+//! takes the rest; with no categorised slice, Running is self time, and time without
+//! scheduling data is reported as such.
+
+use super::categories::{Category, Kind};
+use super::context::Ctx;
+use crate::analysis::thread_state::Kind as State;
+use crate::store::{SliceId, Utid};
+
+/// A piece of the interval with its cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    pub start: i64,
+    pub end: i64,
+    pub category: Category,
+    /// The categorised slice that decided, if one did.
+    pub slice: Option<SliceId>,
+    /// The deepest slice open meanwhile (any name), for context.
+    pub context: Option<SliceId>,
+    /// The thread_state row in effect, if any.
+    pub state_row: Option<u32>,
+    pub rule: &'static str,
+}
+
+/// Rules for time no slice explains.
+pub const RULE_RUNNABLE: &str = "thread_state Runnable (R, R+)";
+pub const RULE_D: &str = "thread_state uninterruptible (D, DK)";
+pub const RULE_RUNNING: &str = "thread_state Running, no categorised slice";
+pub const RULE_SLEEPING: &str = "thread_state Sleeping, no categorised slice";
+pub const RULE_NO_DATA: &str = "no thread_state for this time";
+pub const RULE_WOKEN_BY_RT: &str =
+    "thread_state Sleeping, no categorised slice, ended by a wakeup from the frame's RenderThread";
+
+/// The thread whose wakeup ended the state `row` of `utid` (the waker of the next state).
+pub fn waker_of(ctx: &Ctx<'_>, utid: Utid, row: u32) -> Option<Utid> {
+    let r = &ctx.store.thread_states[row as usize];
+    if r.dur < 0 {
+        return None;
+    }
+    let end = r.ts + r.dur;
+    let next = ctx.states.spans(utid, end, end + 1).next()?;
+    ctx.store.thread_states[next.row as usize].waker_utid()
+}
+
+/// How the lane treats time that no slice explains and the thread spends asleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idle {
+    /// An unnamed wait (self time).
+    Sleeping,
+    /// The UI thread idle before its doFrame: waiting for the vsync callback.
+    Vsync,
+}
+
+/// The pieces of [start, end) on `utid`, in time order, adjacent pieces with the same cause
+/// merged.
+///
+/// `render_thread`: the frame's RenderThread, when `utid` is its UI thread: an unnamed sleep
+/// that the RenderThread's wakeup ended is a wait for the RenderThread.
+pub fn attribute(
+    ctx: &Ctx<'_>,
+    utid: Utid,
+    start: i64,
+    end: i64,
+    idle: Idle,
+    render_thread: Option<Utid>,
+) -> Vec<Piece> {
+    if end <= start {
+        return Vec::new();
+    }
+    let slices = ctx.slices_overlapping(utid, start, end);
+    let states: Vec<_> = ctx.states.spans(utid, start, end).collect();
+    let has_states = ctx.states.has(utid);
+    // Boundaries: the interval, slice starts and ends, state changes.
+    let mut cuts: Vec<i64> = Vec::with_capacity(2 + 2 * slices.len() + 2 * states.len());
+    cuts.push(start);
+    cuts.push(end);
+    for &s in &slices {
+        let r = &ctx.store.slices[s as usize];
+        cuts.push(r.ts.max(start));
+        cuts.push(ctx.end_of(s).min(end));
+    }
+    for sp in &states {
+        cuts.push(sp.start);
+        cuts.push(sp.end);
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+
+    let cats: Vec<_> = slices.iter().map(|&s| ctx.category_of(s)).collect();
+    let mut out: Vec<Piece> = Vec::new();
+    // Indices into `slices` of the slices open at the current cut, outermost first.
+    let mut open: Vec<usize> = Vec::new();
+    let mut next_slice = 0;
+    let mut st = 0;
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        open.retain(|&k| ctx.end_of(slices[k]) > a);
+        while next_slice < slices.len() && ctx.store.slices[slices[next_slice] as usize].ts <= a {
+            if ctx.end_of(slices[next_slice]) > a {
+                open.push(next_slice);
+            }
+            next_slice += 1;
+        }
+        while st < states.len() && states[st].end <= a {
+            st += 1;
+        }
+        let state = states.get(st).filter(|sp| sp.start <= a);
+        // Slices of a thread nest and open in (ts, depth) order: the last open is the
+        // deepest.
+        let deepest = open.last().map(|&k| slices[k]);
+        let categorised = open
+            .iter()
+            .rev()
+            .find_map(|&k| cats[k].map(|c| (slices[k], c)));
+        let (mut category, slice, mut rule) = decide(
+            categorised,
+            state.map(|sp| sp.kind),
+            has_states,
+            deepest.is_some(),
+            idle,
+        );
+        if category == Category::SleepingSelf
+            && render_thread.is_some()
+            && state.and_then(|sp| waker_of(ctx, utid, sp.row)) == render_thread
+        {
+            category = Category::WaitForRenderThread;
+            rule = RULE_WOKEN_BY_RT;
+        }
+        let piece = Piece {
+            start: a,
+            end: b,
+            category,
+            slice,
+            context: deepest,
+            state_row: state.map(|sp| sp.row),
+            rule,
+        };
+        match out.last_mut() {
+            Some(p)
+                if p.end == a
+                    && p.category == category
+                    && p.slice == slice
+                    && (slice.is_some() || p.context == piece.context) =>
+            {
+                p.end = b;
+            }
+            _ => out.push(piece),
+        }
+    }
+    out
+}
+
+/// The cause of an instant from the deepest categorised slice and the thread's state.
+fn decide(
+    categorised: Option<(SliceId, (Category, &'static str))>,
+    state: Option<State>,
+    has_states: bool,
+    in_slice: bool,
+    idle: Idle,
+) -> (Category, Option<SliceId>, &'static str) {
+    if let Some((s, (c, rule))) = categorised {
+        if c.kind() == Kind::Wait {
+            return (c, Some(s), rule);
+        }
+    }
+    match state {
+        Some(State::Runnable) => return (Category::CpuContention, None, RULE_RUNNABLE),
+        Some(State::Uninterruptible) => return (Category::Io, None, RULE_D),
+        _ => {}
+    }
+    if let Some((s, (c, rule))) = categorised {
+        // Asleep inside work with no wait named: the work did not take this time.
+        if state != Some(State::Sleeping) {
+            return (c, Some(s), rule);
+        }
+    }
+    match state {
+        Some(State::Running) => (Category::RunningSelf, None, RULE_RUNNING),
+        Some(State::Sleeping) | Some(State::Unknown) if idle == Idle::Vsync && !in_slice => (
+            Category::VsyncDelay,
+            None,
+            "UI thread asleep outside any slice before doFrame",
+        ),
+        Some(State::Sleeping) => (Category::SleepingSelf, None, RULE_SLEEPING),
+        _ if !has_states && idle == Idle::Vsync && !in_slice => (
+            Category::VsyncDelay,
+            None,
+            "UI thread outside any slice before doFrame (no thread_state)",
+        ),
+        // Inside a slice without scheduling data the thread was busy with it.
+        _ if in_slice && !has_states => (
+            Category::RunningSelf,
+            None,
+            "inside a slice, no thread_state",
+        ),
+        _ => (Category::NoThreadData, None, RULE_NO_DATA),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::index::Index;
+    use crate::analysis::thread_state::ThreadStateIndex;
+    use crate::store::{
+        EventType, SliceRow, Store, ThreadRow, ThreadStateRow, TrackRow, TrackScope,
+    };
+
+    /// One thread (utid 0) with slices (ts, dur, depth, name) and states (ts, dur, state,
+    /// waker); utid 1 is a second thread that can wake it.
+    fn store(slices: &[(i64, i64, u32, &str)], states: &[(i64, i64, &str, Option<u32>)]) -> Store {
+        let mut s = Store::default();
+        for tid in [10, 11] {
+            s.threads.push(ThreadRow {
+                tid,
+                ..Default::default()
+            });
+        }
+        let kind = s.intern("thread");
+        s.tracks.push(TrackRow {
+            name: None,
+            kind,
+            event_type: EventType::Slice,
+            scope: TrackScope::Thread(0),
+            dimension_arg_set_id: None,
+            source_arg_set_id: None,
+            machine_id: None,
+            counter_unit: None,
+            parent_id: None,
+        });
+        for &(ts, dur, depth, name) in slices {
+            let name = Some(s.intern(name));
+            s.slices.push(SliceRow {
+                ts,
+                dur,
+                track_id: 0,
+                category: None,
+                name,
+                depth,
+                parent_id: None,
+                arg_set_id: None,
+            });
+        }
+        for &(ts, dur, st, waker) in states {
+            let st = Some(s.intern(st));
+            let mut r = ThreadStateRow::new(ts, 0, st, Some(0), waker.map(|w| (w, None)), None);
+            r.dur = dur;
+            s.thread_states.push(r);
+        }
+        s
+    }
+
+    fn run(
+        s: &Store,
+        start: i64,
+        end: i64,
+        idle: Idle,
+        rt: Option<u32>,
+    ) -> Vec<(i64, i64, &'static str)> {
+        let idx = Index::new(s);
+        let states = ThreadStateIndex::all(s);
+        let ctx = Ctx::new(&idx, &states);
+        attribute(&ctx, 0, start, end, idle, rt)
+            .into_iter()
+            .map(|p| (p.start, p.end, p.category.id()))
+            .collect()
+    }
+
+    #[test]
+    fn pieces_tile_the_interval_by_deepest_slice_and_state() {
+        // doFrame 0-100 > traversal 10-90 > inflate 20-60 > binder transaction 30-50.
+        // Running 0-30, asleep in the binder call 30-50, Runnable 50-55, Running 55-70,
+        // D 70-75, asleep 75-85 (woken by thread 1), Running 85-100.
+        let s = store(
+            &[
+                (0, 100, 0, "Choreographer#doFrame 1"),
+                (10, 80, 1, "traversal"),
+                (20, 40, 2, "inflate"),
+                (30, 20, 3, "binder transaction"),
+            ],
+            &[
+                (0, 30, "Running", None),
+                (30, 20, "S", None),
+                (50, 5, "R", None),
+                (55, 15, "Running", None),
+                (70, 5, "D", None),
+                (75, 10, "S", None),
+                (85, 15, "R", Some(1)),
+            ],
+        );
+        let got = run(&s, 0, 100, Idle::Sleeping, None);
+        assert_eq!(
+            got,
+            vec![
+                (0, 10, "running_self"),
+                (10, 20, "traversal"),
+                (20, 30, "inflate"),
+                (30, 50, "binder"),
+                (50, 55, "cpu_contention"),
+                (55, 60, "inflate"),
+                (60, 70, "traversal"),
+                (70, 75, "io"),
+                (75, 85, "sleeping_self"),
+                (85, 90, "cpu_contention"),
+                (90, 100, "cpu_contention"),
+            ]
+        );
+        // Clipped to a sub-interval, still tiling it.
+        let got = run(&s, 25, 52, Idle::Sleeping, None);
+        assert_eq!(
+            got,
+            vec![
+                (25, 30, "inflate"),
+                (30, 50, "binder"),
+                (50, 52, "cpu_contention")
+            ]
+        );
+        // A sleep ended by the RenderThread's wakeup is a wait for it.
+        let got = run(&s, 75, 85, Idle::Sleeping, Some(1));
+        assert_eq!(got, vec![(75, 85, "wait_for_render_thread")]);
+    }
+
+    #[test]
+    fn before_do_frame_idle_is_vsync_delay() {
+        let s = store(
+            &[(50, 10, 0, "Choreographer#doFrame 1")],
+            &[(0, 40, "S", None), (40, 20, "Running", None)],
+        );
+        assert_eq!(
+            run(&s, 0, 50, Idle::Vsync, None),
+            vec![(0, 40, "vsync_delay"), (40, 50, "running_self")]
+        );
+    }
+
+    const BINDER: (Category, &str) = (Category::Binder, "binder transaction");
+    const INFLATE: (Category, &str) = (Category::Inflate, "inflate*");
+
+    #[test]
+    fn waits_take_the_time_whatever_the_state() {
+        for st in [
+            State::Running,
+            State::Runnable,
+            State::Sleeping,
+            State::Uninterruptible,
+        ] {
+            let (c, s, _) = decide(Some((7, BINDER)), Some(st), true, true, Idle::Sleeping);
+            assert_eq!((c, s), (Category::Binder, Some(7)));
+        }
+    }
+
+    #[test]
+    fn work_gives_runnable_to_cpu_and_d_to_io() {
+        let d = |st| decide(Some((3, INFLATE)), Some(st), true, true, Idle::Sleeping).0;
+        assert_eq!(d(State::Running), Category::Inflate);
+        assert_eq!(d(State::Sleeping), Category::SleepingSelf);
+        // Without scheduling data the work keeps its time.
+        assert_eq!(
+            decide(Some((3, INFLATE)), None, false, true, Idle::Sleeping).0,
+            Category::Inflate
+        );
+        assert_eq!(d(State::Runnable), Category::CpuContention);
+        assert_eq!(d(State::Uninterruptible), Category::Io);
+    }
+
+    #[test]
+    fn unnamed_time_is_self_time_or_vsync_delay() {
+        let d = |st, in_slice, idle| decide(None, st, true, in_slice, idle).0;
+        assert_eq!(
+            d(Some(State::Running), true, Idle::Sleeping),
+            Category::RunningSelf
+        );
+        assert_eq!(
+            d(Some(State::Sleeping), true, Idle::Sleeping),
+            Category::SleepingSelf
+        );
+        assert_eq!(
+            d(Some(State::Sleeping), false, Idle::Vsync),
+            Category::VsyncDelay
+        );
+        // Asleep inside a slice before doFrame is still an unnamed wait.
+        assert_eq!(
+            d(Some(State::Sleeping), true, Idle::Vsync),
+            Category::SleepingSelf
+        );
+        assert_eq!(d(None, false, Idle::Sleeping), Category::NoThreadData);
+        assert_eq!(
+            decide(None, None, false, true, Idle::Sleeping).0,
+            Category::RunningSelf
+        );
+    }
+}

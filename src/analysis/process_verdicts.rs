@@ -1,0 +1,233 @@
+//! A process's frames judged: each frame's vsync period and budget (its own, never a
+//! per-process guess), every definition's verdict, the HWUI verdicts, the reconciliation
+//! tables (process, then each layer), the frames per refresh rate, and the order of the worst
+//! frames.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::definitions::mb_frames::{self, MbMapping};
+use super::definitions::{self, Definition, FrameDefinitions, FrameFacts};
+use super::frame_timing::MbInput;
+use super::frames::Frame;
+use super::hwui::{self, ProcessHwui};
+use super::index::Index;
+use super::perfetto_stats::StdlibStats;
+use super::reconcile::{self, Extra, FrameUnits, Judged, Reconciliation};
+use super::refresh::{self, PeriodSource, RefreshRate, VsyncTimeline};
+use crate::store::Upid;
+
+/// A frame's vsync period and budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameTiming {
+    /// The vsync period it ran at (60 Hz assumed when the trace says nothing).
+    pub period_ns: i64,
+    pub period_source: PeriodSource,
+    /// Its expected surface frame's duration (what FrameTimeline judges it by), else its
+    /// vsync period.
+    pub budget_ns: i64,
+    pub budget_source: &'static str,
+}
+
+pub const BUDGET_EXPECTED: &str = "its expected surface frame (FrameTimeline)";
+pub const BUDGET_VSYNC: &str = "its vsync period";
+pub const BUDGET_ASSUMED: &str = "assumed 60 Hz vsync period";
+
+/// The time a frame's vsync period is read at: its expected start, else its doFrame.
+fn vsync_time(f: &Frame) -> i64 {
+    f.timeline
+        .as_ref()
+        .and_then(|t| t.expected)
+        .map(|e| e.ts)
+        .or(f.ui.map(|u| u.ts))
+        .unwrap_or(f.ts)
+}
+
+pub fn timing(f: &Frame, vsync: &VsyncTimeline) -> FrameTiming {
+    let period = vsync.period_at(vsync_time(f));
+    let period_ns = period.unwrap_or(refresh::ASSUMED_PERIOD_NS);
+    let expected = f
+        .timeline
+        .as_ref()
+        .and_then(|t| t.expected)
+        .filter(|e| e.dur > 0);
+    let (budget_ns, budget_source) = match (expected, period) {
+        (Some(e), _) => (e.dur, BUDGET_EXPECTED),
+        (None, Some(p)) => (p, BUDGET_VSYNC),
+        (None, None) => (period_ns, BUDGET_ASSUMED),
+    };
+    FrameTiming {
+        period_ns,
+        period_source: vsync.source,
+        budget_ns,
+        budget_source,
+    }
+}
+
+/// Janky as the report's `janky` column: FrameTimeline's verdict when it judged the frame,
+/// else CPU (or UI) time over the frame's own budget.
+pub fn janky(f: &Frame, t: &FrameTiming) -> bool {
+    if f.timeline.is_some() {
+        f.ft_janky()
+    } else {
+        f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > t.budget_ns)
+    }
+}
+
+pub struct ProcessVerdicts {
+    pub timing: Vec<FrameTiming>,
+    pub defs: Vec<FrameDefinitions>,
+    pub missed_vsyncs: Vec<Option<u32>>,
+    pub hwui: ProcessHwui,
+    pub mb: MbMapping,
+    pub refresh_rates: Vec<RefreshRate>,
+    pub reconciliation: Vec<Reconciliation>,
+}
+
+/// What judging a process needs besides its frames.
+pub struct Inputs<'a> {
+    pub idx: &'a Index<'a>,
+    pub upid: Upid,
+    pub vsync: &'a VsyncTimeline,
+    pub stdlib: &'a StdlibStats,
+    pub mb_input: Option<&'a MbInput>,
+    pub api: u32,
+    /// Count the definitions' units that are no frame (off when a layer filter dropped
+    /// frames: those units may be the dropped frames').
+    pub with_extras: bool,
+}
+
+pub fn judge(inp: &Inputs<'_>, frames: &[Frame]) -> ProcessVerdicts {
+    let timing: Vec<FrameTiming> = frames.iter().map(|f| timing(f, inp.vsync)).collect();
+    let intervals: Vec<i64> = timing.iter().map(|t| t.period_ns).collect();
+    let hwui = hwui::judge_process(inp.idx, frames, &intervals, inp.vsync.source.describe());
+    let mb = mb_frames::map(frames, inp.mb_input, inp.api);
+    let mut defs = Vec::with_capacity(frames.len());
+    let mut missed = Vec::with_capacity(frames.len());
+    for (i, f) in frames.iter().enumerate() {
+        let (d, n) = definitions::judge(FrameFacts {
+            frame: f,
+            period_ns: timing[i].period_ns,
+            budget_ns: timing[i].budget_ns,
+            stdlib: definitions::stdlib_lookup(inp.stdlib, f),
+            hwui: hwui.frames[i].as_ref(),
+            mb: &mb.frames[i],
+        });
+        defs.push(d);
+        missed.push(n);
+    }
+    let units: Vec<FrameUnits> = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| FrameUnits {
+            stdlib: defs[i]
+                .perfetto_stdlib
+                .considered
+                .then(|| f.timeline.as_ref().map(|t| t.token))
+                .flatten(),
+            hwui: hwui.frames[i]
+                .as_ref()
+                .filter(|h| h.counted)
+                .map(|h| (f.ui.map_or(u32::MAX, |u| u.id), h.draw_frame_slice_id)),
+            mb_entries: mb.frames[i].counted,
+        })
+        .collect();
+    let judged = |i: usize| Judged {
+        frame_id: frames[i].frame_id,
+        ts: frames[i].ts,
+        layer: frames[i].layer.as_deref(),
+        defs: &defs[i],
+        units: units[i],
+        missed_vsyncs: missed[i],
+    };
+    let all: Vec<Judged> = (0..frames.len()).map(judged).collect();
+    let extras = if inp.with_extras {
+        extras(inp, frames, &mb)
+    } else {
+        BTreeMap::new()
+    };
+    let mut reconciliation = vec![reconcile::reconcile("process", None, &all, &extras)];
+    let mut by_layer: BTreeMap<Option<&str>, Vec<usize>> = BTreeMap::new();
+    for (i, f) in frames.iter().enumerate() {
+        by_layer.entry(f.layer.as_deref()).or_default().push(i);
+    }
+    if by_layer.len() > 1 {
+        for (layer, ix) in by_layer {
+            let js: Vec<Judged> = ix.into_iter().map(judged).collect();
+            reconciliation.push(reconcile::reconcile("layer", layer, &js, &BTreeMap::new()));
+        }
+    }
+    ProcessVerdicts {
+        refresh_rates: refresh::rates(timing.iter().map(|t| t.period_ns)),
+        timing,
+        defs,
+        missed_vsyncs: missed,
+        hwui,
+        mb,
+        reconciliation,
+    }
+}
+
+/// Units of the stdlib and Macrobenchmark that are no frame of the model.
+fn extras(inp: &Inputs<'_>, frames: &[Frame], mb: &MbMapping) -> BTreeMap<Definition, Extra> {
+    let mut out = BTreeMap::new();
+    let tokens: HashSet<i64> = frames
+        .iter()
+        .filter_map(|f| f.timeline.as_ref().map(|t| t.token))
+        .collect();
+    let orphans: Vec<bool> = inp
+        .stdlib
+        .frames
+        .iter()
+        .filter(|((u, id), _)| *u == inp.upid && !tokens.contains(id))
+        .map(|(_, s)| s.was_jank)
+        .collect();
+    if !orphans.is_empty() {
+        out.insert(
+            Definition::PerfettoStdlib,
+            Extra {
+                units: orphans.len(),
+                flagged: orphans.iter().filter(|j| **j).count(),
+                reason: Some("vsync ids with a doFrame and a DrawFrame in the process but no FrameTimeline frame of the process with that token (the stdlib joins by vsync id across layers and processes)".into()),
+            },
+        );
+    }
+    if mb.unmatched > 0 {
+        out.insert(
+            Definition::Macrobenchmark,
+            Extra {
+                units: mb.unmatched,
+                flagged: 0,
+                reason: Some(
+                    "Macrobenchmark entries whose actual frame or doFrame is no frame of the model"
+                        .into(),
+                ),
+            },
+        );
+    }
+    out
+}
+
+/// Frame indices, worst first: janky frames first (by whole vsyncs missed, then overrun, then
+/// CPU time over the budget), then, only for frames without FrameTimeline, the others. Frames
+/// with nothing to say (no FrameTimeline and no UI or CPU time) are left out.
+pub fn worst_order(frames: &[Frame], v: &ProcessVerdicts) -> Vec<usize> {
+    let key = |i: usize| {
+        let f = &frames[i];
+        let t = &v.timing[i];
+        let excess = f.cpu_ns().or(f.ui_ns()).map(|c| c - t.budget_ns);
+        (
+            janky(f, t),
+            v.missed_vsyncs[i].unwrap_or(0),
+            f.overrun_ns().or(excess).unwrap_or(i64::MIN),
+        )
+    };
+    let mut order: Vec<usize> = (0..frames.len())
+        .filter(|&i| {
+            let f = &frames[i];
+            let detail = f.timeline.is_some() || f.ui_ns().is_some() || f.cpu_ns().is_some();
+            detail && (janky(f, &v.timing[i]) || f.timeline.is_none())
+        })
+        .collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(key(i)));
+    order
+}

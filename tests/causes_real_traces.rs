@@ -1,0 +1,190 @@
+//! Frame causes on real device traces, checked against trace_processor's own answers (the
+//! oracle CSVs): the window of the api35 startup frame is FrameTimeline's, every binder link
+//! names the server trace_processor's `android_binder_txns` names, and every janky frame's
+//! chain adds up to its window.
+
+mod common;
+
+use serde_json::Value;
+
+fn frames_json(trace: &std::path::Path) -> Value {
+    let out = common::run(&["frames", trace.to_str().unwrap(), "--format", "json"]);
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn oracle(name: &str, query: &str) -> Option<Vec<Vec<String>>> {
+    let p = common::shared(
+        &format!("perfetto-oracle/expected/{name}/{query}.csv"),
+        "causes_real_traces",
+    )?;
+    Some(common::parse_csv(&std::fs::read_to_string(p).unwrap()))
+}
+
+fn col(rows: &[Vec<String>], name: &str) -> usize {
+    rows[0].iter().position(|c| c == name).unwrap()
+}
+
+/// Every janky frame of every process has a chain whose links and phases add up to its
+/// window; returns the janky frames.
+fn check_every_janky_frame(v: &Value) -> Vec<Value> {
+    let mut janky = Vec::new();
+    for p in v["processes"].as_array().unwrap() {
+        for f in p["frames"].as_array().unwrap() {
+            if f["janky"] != true {
+                assert!(f["causes"].is_null());
+                continue;
+            }
+            let c = &f["causes"];
+            assert!(c.is_object(), "janky frame {} has a chain", f["frame_id"]);
+            let w = c["window"]["dur_ns"].as_i64().unwrap();
+            let sum = |k: &str| -> i64 {
+                c[k].as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|l| l["dur_ns"].as_i64().unwrap())
+                    .sum()
+            };
+            assert_eq!(sum("links"), w, "links of frame {}", f["frame_id"]);
+            assert_eq!(sum("phases"), w, "phases of frame {}", f["frame_id"]);
+            assert_eq!(sum("by_category"), w);
+            janky.push(f.clone());
+        }
+    }
+    janky
+}
+
+/// trace_processor's janky surface frames (jank tag Self Jank, Other Jank or Dropped Frame)
+/// of the processes frameprobe reports.
+fn oracle_janky(actual: &[Vec<String>], v: &Value) -> usize {
+    let pids: Vec<String> = v["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["pid"].to_string())
+        .collect();
+    let (pid, token, tag) = (
+        col(actual, "pid"),
+        col(actual, "surface_frame_token"),
+        col(actual, "jank_tag"),
+    );
+    actual[1..]
+        .iter()
+        .filter(|r| r[token] != "[NULL]" && pids.contains(&r[pid]))
+        .filter(|r| {
+            matches!(
+                r[tag].as_str(),
+                "Self Jank" | "Other Jank" | "Dropped Frame"
+            )
+        })
+        .count()
+}
+
+const API35: &str = "androidx_api35_startup_cold_classinit";
+
+#[test]
+fn api35_startup_frame_window_binder_servers_and_class_loading() {
+    let Some(trace) = common::shared(
+        &format!("traces/{API35}.perfetto-trace"),
+        "causes_real_traces",
+    ) else {
+        return;
+    };
+    let (Some(expected), Some(actual), Some(txns)) = (
+        oracle(API35, "expected_frames"),
+        oracle(API35, "actual_frames"),
+        oracle(API35, "stdlib_binder_txns"),
+    ) else {
+        return;
+    };
+    let v = frames_json(&trace);
+    let janky = check_every_janky_frame(&v);
+    assert_eq!(janky.len(), oracle_janky(&actual, &v));
+
+    // The app's one (startup) frame: expected start to the actual frame's end, as
+    // trace_processor's expected and actual surface frame slices say.
+    let find = |rows: &[Vec<String>]| -> (i64, i64) {
+        let r = rows
+            .iter()
+            .find(|r| r[col(rows, "name")] == "1253421" && r[col(rows, "pid")] == "27246")
+            .unwrap();
+        (
+            r[col(rows, "ts")].parse().unwrap(),
+            r[col(rows, "dur")].parse().unwrap(),
+        )
+    };
+    let (exp_ts, _) = find(&expected);
+    let (act_ts, act_dur) = find(&actual);
+    let f = janky
+        .iter()
+        .find(|f| f["frame_id"] == 1253421 && f["layer"].as_str().unwrap().contains("Jetsnack"))
+        .unwrap();
+    let c = &f["causes"];
+    assert_eq!(c["window"]["ts"], exp_ts);
+    assert_eq!(c["window"]["end_ts"], act_ts + act_dur);
+
+    // Each binder call of the chain is served where trace_processor says.
+    let links = c["links"].as_array().unwrap();
+    // (Links merged past the chain's cap name no single slice.)
+    let binder: Vec<&Value> = links
+        .iter()
+        .filter(|l| l["category"] == "binder" && l["slice_id"].is_u64())
+        .collect();
+    assert!(!binder.is_empty());
+    let (cts, ctid, sproc, stid, aidl) = (
+        col(&txns, "client_ts"),
+        col(&txns, "client_tid"),
+        col(&txns, "server_process"),
+        col(&txns, "server_tid"),
+        col(&txns, "aidl_name"),
+    );
+    for l in &binder {
+        let row = txns
+            .iter()
+            .find(|r| r[cts].parse::<i64>().ok() == l["slice_ts"].as_i64() && r[ctid] == "27246")
+            .unwrap_or_else(|| panic!("binder link {} in android_binder_txns", l["slice_id"]));
+        let b = &l["binder"];
+        assert_eq!(b["server"]["process"].as_str().unwrap_or(""), row[sproc]);
+        assert_eq!(b["server"]["tid"].to_string(), row[stid]);
+        let method = b["method"].as_str().unwrap_or("[NULL]");
+        assert_eq!(method, row[aidl]);
+    }
+    let total = |cat: &str| -> f64 {
+        c["by_category"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["category"] == cat)
+            .map_or(0.0, |t| t["ms"].as_f64().unwrap())
+    };
+    // Startup work shows: class initialisation (ART's `L…;` slices), binder calls.
+    assert!(total("class_loading") > 50.0, "{}", total("class_loading"));
+    assert!(total("binder") > 10.0, "{}", total("binder"));
+    // The UI thread waited for the RenderThread, which was compiling shaders.
+    assert_eq!(c["primary"]["category"], "wait_for_render_thread");
+    let wait = links
+        .iter()
+        .filter(|l| l["category"] == "wait_for_render_thread")
+        .max_by_key(|l| l["dur_ns"].as_i64().unwrap())
+        .unwrap();
+    assert_eq!(wait["render_thread_activity"][0]["name"], "shader_compile");
+}
+
+#[test]
+fn api32_janky_frames_have_chains() {
+    for name in ["androidx_api32_startup_warm", "androidx_api32_odpm_rails"] {
+        let Some(trace) = common::shared(
+            &format!("traces/{name}.perfetto-trace"),
+            "causes_real_traces",
+        ) else {
+            return;
+        };
+        let Some(actual) = oracle(name, "actual_frames") else {
+            return;
+        };
+        let v = frames_json(&trace);
+        let janky = check_every_janky_frame(&v);
+        assert_eq!(janky.len(), oracle_janky(&actual, &v), "{name}");
+        assert!(!janky.is_empty());
+    }
+}
