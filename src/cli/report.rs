@@ -2,7 +2,7 @@
 //! `frameprobe report --baseline ... --candidate ... --process PKG -o cmp.html`:
 //! one self-contained HTML page.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
@@ -47,7 +47,7 @@ pub struct ReportArgs {
     pub jobs: Option<usize>,
 }
 
-fn write_out(path: &PathBuf, html: &str) -> Result<()> {
+fn write_out(path: &Path, html: &str) -> Result<()> {
     super::output_file::write(path, html.as_bytes())?;
     if !super::output_file::is_stdout(path) {
         eprintln!(
