@@ -3,6 +3,8 @@
 //! for that file while the others are still evaluated.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Stack of every worker thread. The main thread gets 8 MiB from the OS; a spawned thread
 /// would get Rust's 2 MiB default. Reading is bounded (compressed packets nest at most
@@ -31,9 +33,66 @@ pub fn worker() -> std::thread::Builder {
     std::thread::Builder::new().stack_size(WORKER_STACK_BYTES)
 }
 
+/// `f` over every item with `jobs` worker threads, each item behind [`run_isolated`]: a
+/// panic is that item's error and the others are still done. Results keep the input order.
+pub fn each_isolated<I: Sync, T: Send>(
+    items: &[I],
+    jobs: usize,
+    f: impl Fn(&I) -> anyhow::Result<T> + Sync,
+) -> Vec<anyhow::Result<T>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<anyhow::Result<T>>>> =
+        Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1).min(items.len().max(1)) {
+            let work = || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = run_isolated(|| f(item));
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            };
+            if worker().spawn_scoped(s, work).is_err() {
+                // No thread to be had: do the work here.
+                work();
+            }
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.expect("every item done"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_panicking_item_is_its_own_error() {
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let items: Vec<u32> = (0..9).collect();
+        let r = each_isolated(&items, 3, |&i| {
+            if i == 4 {
+                panic!("item {i} is cursed");
+            }
+            if i == 6 {
+                anyhow::bail!("item {i} is unreadable");
+            }
+            Ok(i * 10)
+        });
+        std::panic::set_hook(hook);
+        assert_eq!(r.len(), 9);
+        for (i, r) in r.iter().enumerate() {
+            match i {
+                4 => assert!(format!("{:#}", r.as_ref().unwrap_err()).contains("item 4 is cursed")),
+                6 => assert!(r.as_ref().unwrap_err().to_string().contains("unreadable")),
+                _ => assert_eq!(*r.as_ref().unwrap(), i as u32 * 10),
+            }
+        }
+    }
 
     #[test]
     fn a_panic_becomes_an_error() {

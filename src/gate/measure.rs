@@ -4,8 +4,6 @@
 //! about `jobs` traces.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use crate::analysis::frame_timing;
 use crate::analysis::frames;
@@ -124,30 +122,7 @@ pub fn measure_all(
     package: &str,
     jobs: usize,
 ) -> Vec<anyhow::Result<Iteration>> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<Iteration>>>> =
-        Mutex::new((0..paths.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.max(1).min(paths.len().max(1)) {
-            let work = || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(p) = paths.get(i) else { break };
-                // A trace that panics is an error for that trace; the others go on.
-                let r = super::isolate::run_isolated(|| measure(p, package));
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            };
-            if super::isolate::worker().spawn_scoped(s, work).is_err() {
-                // No thread to be had: do the work here.
-                work();
-            }
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .map(|r| r.expect("every trace measured"))
-        .collect()
+    super::isolate::each_isolated(paths, jobs, |p| measure(p, package))
 }
 
 pub fn default_jobs() -> usize {
