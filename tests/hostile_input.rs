@@ -723,6 +723,20 @@ fn table_output_shows_control_characters_as_escapes() {
     let json = run(&["analyze", s(&p), "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&json.stdout()).unwrap();
     assert!(v.to_string().contains("\\u001b]0;pwned"));
+    // gfxinfo's table names the window from the dump: escaped too.
+    let dump = d.join("evil.txt");
+    framestats_dump(&dump, 3, None);
+    let text = std::fs::read_to_string(&dump)
+        .unwrap()
+        .replace("Window: com.example.app/", "Window: evil\x1b[2J/");
+    std::fs::write(&dump, text).unwrap();
+    let r = run(&["gfxinfo", s(&dump)]);
+    assert!(
+        r.stdout().contains("Window: evil\\x1b[2J/"),
+        "{}",
+        r.stdout()
+    );
+    assert!(!r.stdout().contains('\x1b'));
     let _ = std::fs::remove_dir_all(d);
 }
 

@@ -209,6 +209,7 @@ fn printed_matches(w: &WindowReport) -> Option<bool> {
 // ----- table -----------------------------------------------------------------------------
 
 use crate::report::grid as table;
+use crate::report::visible::visible;
 
 fn write_table(
     out: &mut dyn Write,
@@ -221,10 +222,11 @@ fn write_table(
         if i > 0 {
             writeln!(out)?;
         }
-        writeln!(out, "Window: {}", w.window)?;
+        // Names from the dump reach the terminal escaped, like every table's.
+        writeln!(out, "Window: {}", visible(&w.window))?;
         let process = match (&w.process, w.pid) {
-            (Some(p), Some(pid)) => format!("process {p} (pid {pid}); "),
-            (Some(p), None) => format!("process {p}; "),
+            (Some(p), Some(pid)) => format!("process {} (pid {pid}); ", visible(p)),
+            (Some(p), None) => format!("process {}; ", visible(p)),
             _ => String::new(),
         };
         let not_judged = w.frame_count - judged(w);
