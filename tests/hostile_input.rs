@@ -179,6 +179,14 @@ fn deep_nesting_in_a_check_directory_is_one_trace_error() {
     ]);
     r.within(10.0, 1024.0);
     assert_eq!(r.code(), Some(2), "{}", r.stderr());
+    // The gate names the refusal, with its byte offset, for that trace.
+    assert!(
+        r.stderr().contains(
+            "Nested_iter000.perfetto-trace: compressed packets at byte offset 0 skipped: nested more than 8 levels deep"
+        ),
+        "{}",
+        r.stderr()
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(
         xml.contains("Scroll"),

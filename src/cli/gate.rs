@@ -133,6 +133,7 @@ pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
     }
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
     let report = run_check(&a.inputs, &process, &rules, jobs, a.allow_inconclusive);
+    print_warnings(&report.warnings);
     let text = match a.format {
         GateFormat::Table => output::check_table(&report),
         GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
@@ -154,6 +155,7 @@ pub fn run_compare_cmd(a: CompareArgs) -> Result<ExitCode> {
     };
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
     let report = run_compare(&a.baseline, &a.candidate, &a.process, &th, jobs);
+    print_warnings(&report.warnings);
     let text = match a.format {
         GateFormat::Table => output::compare_table(&report),
         GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
@@ -162,4 +164,11 @@ pub fn run_compare_cmd(a: CompareArgs) -> Result<ExitCode> {
     };
     emit(&text, &a.output)?;
     Ok(ExitCode::from(report.exit_code))
+}
+
+/// The traces' load warnings on standard error (each already names its trace).
+pub fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }

@@ -96,6 +96,7 @@ fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
     };
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
     let report = run_compare(&a.baseline, &a.candidate, &package, &th, jobs);
+    super::gate::print_warnings(&report.warnings);
     // The per-frame values for the histograms (the statistics above are run_compare's).
     let b = measure_inputs(&a.baseline, &package, jobs);
     let c = measure_inputs(&a.candidate, &package, jobs);

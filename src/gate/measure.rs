@@ -26,6 +26,8 @@ pub struct Iteration {
     /// Why this iteration's numbers are less than trusted (the trace's reasons and the
     /// package's, except its frame count, which the gate judges on the pooled frames).
     pub trust_reasons: Vec<Reason>,
+    /// The loader's warnings (damage, refused blobs, dropped bundles), with byte offsets.
+    pub warnings: Vec<String>,
 }
 
 fn load_options() -> LoadOptions {
@@ -53,6 +55,7 @@ pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
         path: path.to_path_buf(),
         process_found: !upids.is_empty(),
         api_level: api,
+        warnings: loaded.warnings.clone(),
         ..Default::default()
     };
     if upids.is_empty() {
