@@ -21,7 +21,7 @@ pub enum ReadError {
     Open { path: String, reason: String },
     #[error("I/O error at byte offset {offset}: {}", io_reason(source))]
     Io { offset: u64, source: io::Error },
-    #[error("the input is empty (0 bytes): no trace packets; a Perfetto trace holds at least one")]
+    #[error("the input is empty (0 bytes): no trace packets to read")]
     Empty,
     #[error("no trace packets in the input ({bytes} bytes read)")]
     NoPackets { bytes: u64 },
