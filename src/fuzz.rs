@@ -10,8 +10,22 @@ use crate::synth::Rng;
 use crate::trace::reader::TraceSource;
 use crate::trace::wire::{put_varint, read_varint};
 
+/// What each input goes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Reader, tokenizer, sorter and importers (`load_source`).
+    Reader,
+    /// The same, then the frame analysis over whatever was imported.
+    ReaderAndAnalysis,
+}
+
 /// Loads one input; returns Err with the panic message if anything panicked.
 pub fn run_one(input: &[u8]) -> Result<(), String> {
+    run_target(input, Target::ReaderAndAnalysis)
+}
+
+/// Runs one input through `target`; Err with the panic message if anything panicked.
+pub fn run_target(input: &[u8], target: Target) -> Result<(), String> {
     let opts = LoadOptions {
         progress: false,
         ..LoadOptions::all()
@@ -20,6 +34,9 @@ pub fn run_one(input: &[u8]) -> Result<(), String> {
     let r = catch_unwind(AssertUnwindSafe(|| {
         if let Ok(src) = TraceSource::from_bytes("fuzz", bytes) {
             if let Ok(loaded) = load_source(src, opts) {
+                if target == Target::Reader {
+                    return;
+                }
                 // The analysis must cope with whatever was imported too.
                 let a = crate::analysis::AnalyzeOptions {
                     top: 3,
@@ -109,8 +126,103 @@ fn mutate_bytes(buf: &mut Vec<u8>, rng: &mut Rng, edits: usize) {
     }
 }
 
+/// Frames `payload` as one top-level packet whose only field is `field`.
+fn packet_with(field: u32, payload: &[u8]) -> Vec<u8> {
+    let mut pkt = Vec::with_capacity(payload.len() + 8);
+    crate::trace::wire::put_field(&mut pkt, field, crate::trace::wire::Value::Bytes(payload));
+    let mut out = vec![0x0a];
+    put_varint(&mut out, pkt.len() as u64);
+    out.extend(pkt);
+    out
+}
+
+fn compress(bytes: &[u8], zstd: bool) -> Vec<u8> {
+    use std::io::Write;
+    if zstd {
+        return zstd::encode_all(bytes, 1).unwrap_or_default();
+    }
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = z.write_all(bytes);
+    z.finish().unwrap_or_default()
+}
+
+/// The shapes hostile inputs take: packets wrapped in (nested) compressed_packets, zero
+/// padding, a gzip / zstd whole file, a packet field number past 2^29.
+fn mutate_structure(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+    use crate::trace::fields as f;
+    match rng.range(0, 4) {
+        0 => {
+            // A slice of the packets, compressed 1..12 levels deep (past the limit of 8).
+            let ps = packets(seed);
+            if ps.is_empty() {
+                return seed.to_vec();
+            }
+            let a = rng.range(0, ps.len() as i64 - 1) as usize;
+            let b = (a + rng.range(1, 16) as usize).min(ps.len());
+            let start = if a == 0 { 0 } else { ps[a - 1].1 };
+            let mut inner = seed[start..ps[b - 1].1].to_vec();
+            for _ in 0..rng.range(1, 12) {
+                let zstd = rng.chance(0.5);
+                let field = if zstd {
+                    f::ZSTD_COMPRESSED_PACKETS
+                } else {
+                    f::COMPRESSED_PACKETS
+                };
+                inner = packet_with(field, &compress(&inner, zstd));
+            }
+            let mut out = seed[..start].to_vec();
+            out.extend(inner);
+            out.extend_from_slice(&seed[ps[b - 1].1..]);
+            out
+        }
+        1 => {
+            // Zero padding (odd or even) somewhere between packets or at the end.
+            let ps = packets(seed);
+            let at = ps
+                .get(rng.range(0, ps.len() as i64) as usize)
+                .map_or(seed.len(), |p| p.1);
+            let mut out = seed[..at].to_vec();
+            out.extend(std::iter::repeat_n(0u8, rng.range(1, 5000) as usize));
+            out.extend_from_slice(&seed[at..]);
+            out
+        }
+        2 => {
+            // The whole (possibly damaged) file gzip- or zstd-compressed.
+            let mut b = seed.to_vec();
+            if rng.chance(0.5) {
+                let edits = 1 + rng.range(0, 3) as usize;
+                mutate_bytes(&mut b, rng, edits);
+            }
+            if rng.chance(0.5) {
+                return zstd::encode_all(&b[..], 1).unwrap_or_default();
+            }
+            use std::io::Write;
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            let _ = gz.write_all(&b);
+            gz.finish().unwrap_or_default()
+        }
+        _ => {
+            // A field number past protobuf's maximum inside a packet.
+            let mut pkt = Vec::new();
+            let field =
+                (1u64 << 29) + rng.range(0, 1 << 20) as u64 + (rng.range(0, 1) as u64) * (1 << 32);
+            put_varint(&mut pkt, (field << 3) | 2);
+            put_varint(&mut pkt, 1);
+            pkt.push(0);
+            let mut out = seed.to_vec();
+            out.push(0x0a);
+            put_varint(&mut out, pkt.len() as u64);
+            out.extend(pkt);
+            out
+        }
+    }
+}
+
 /// One fuzz input derived from `seed` by `rng`.
 pub fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+    if rng.chance(0.15) {
+        return mutate_structure(seed, rng);
+    }
     match rng.range(0, 3) {
         0 => mutate_packet(seed, rng),
         1 => {
@@ -136,6 +248,23 @@ pub fn campaign(
     iterations: u64,
     seed: u64,
 ) -> (u64, Vec<(u64, String, Vec<u8>)>) {
+    campaign_on(
+        seeds,
+        iterations,
+        seed,
+        Target::ReaderAndAnalysis,
+        &mut |_| {},
+    )
+}
+
+/// [`campaign`] through `target`, calling `progress` with the count every 10,000 inputs.
+pub fn campaign_on(
+    seeds: &[Vec<u8>],
+    iterations: u64,
+    seed: u64,
+    target: Target,
+    progress: &mut dyn FnMut(u64),
+) -> (u64, Vec<(u64, String, Vec<u8>)>) {
     let mut rng = Rng::new(seed);
     let mut findings = Vec::new();
     let hook = std::panic::take_hook();
@@ -143,8 +272,11 @@ pub fn campaign(
     for i in 0..iterations {
         let s = &seeds[rng.range(0, seeds.len() as i64 - 1) as usize];
         let input = mutate(s, &mut rng);
-        if let Err(msg) = run_one(&input) {
+        if let Err(msg) = run_target(&input, target) {
             findings.push((i, msg, input));
+        }
+        if (i + 1) % 10_000 == 0 {
+            progress(i + 1);
         }
     }
     std::panic::set_hook(hook);

@@ -21,6 +21,9 @@ struct Args {
     /// Where failing inputs are written.
     #[arg(long, default_value = "fuzz-artifacts")]
     artifacts: PathBuf,
+    /// Only the reader, tokenizer and importers (no frame analysis): faster, for long runs.
+    #[arg(long)]
+    reader_only: bool,
 }
 
 fn main() -> Result<()> {
@@ -30,7 +33,16 @@ fn main() -> Result<()> {
         seeds.push(std::fs::read(f)?);
     }
     let t = Instant::now();
-    let (n, findings) = frameprobe::fuzz::campaign(&seeds, a.iterations, a.seed);
+    let target = if a.reader_only {
+        frameprobe::fuzz::Target::Reader
+    } else {
+        frameprobe::fuzz::Target::ReaderAndAnalysis
+    };
+    let mut progress = |n: u64| {
+        eprintln!("{n} inputs, {:.0} s", t.elapsed().as_secs_f64());
+    };
+    let (n, findings) =
+        frameprobe::fuzz::campaign_on(&seeds, a.iterations, a.seed, target, &mut progress);
     println!(
         "{n} inputs in {:.1} s, {} panics",
         t.elapsed().as_secs_f64(),

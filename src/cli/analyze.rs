@@ -72,31 +72,28 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         all_frames: false,
         only_janky: false,
     };
-    let mut reports = Vec::new();
-    for t in &a.traces {
-        let loaded = load_trace(t, analysis_load_options())?;
-        super::report_warnings(t, &loaded.warnings);
-        let mut r = analyze(&loaded.store, &opts, &t.display().to_string());
-        r.warnings.extend(loaded.warnings);
-        reports.push(r);
-    }
-    if let Some(code) = filter_matched_nothing(&reports, &opts) {
-        return Ok(code);
+    let (reports, errors) = analyze_each(&a.traces, &opts)?;
+    if !reports.is_empty() {
+        if let Some(code) = filter_matched_nothing(&reports, &opts) {
+            return Ok(code);
+        }
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match a.format {
         ReportFormat::Json => {
-            let v = if reports.len() == 1 {
+            let v = if reports.len() == 1 && errors.is_empty() {
                 serde_json::to_value(&reports[0])?
             } else {
-                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "traces": reports })
+                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "traces": reports, "errors": errors })
             };
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
         ReportFormat::Table => {
             for r in &reports {
-                write!(out, "{}", analyze_text::render_table(r))?;
+                let mut r = r.clone();
+                crate::report::visible::escape_report_names(&mut r);
+                write!(out, "{}", analyze_text::render_table(&r))?;
             }
         }
         ReportFormat::Markdown => {
@@ -117,7 +114,40 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_ERROR)
+    })
+}
+
+/// Loads and analyzes each trace on its own: a trace that cannot be read (or that trips an
+/// internal error) is reported on standard error while the others are still analyzed. With
+/// a single trace its error is the command's error.
+pub fn analyze_each(
+    traces: &[PathBuf],
+    opts: &AnalyzeOptions,
+) -> Result<(Vec<AnalyzeReport>, Vec<String>)> {
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for t in traces {
+        let one = crate::gate::isolate::run_isolated(|| {
+            let loaded = load_trace(t, analysis_load_options())?;
+            super::report_warnings(t, &loaded.warnings);
+            let mut r = analyze(&loaded.store, opts, &t.display().to_string());
+            r.warnings.extend(loaded.warnings);
+            Ok(r)
+        });
+        match one {
+            Ok(r) => reports.push(r),
+            Err(e) if traces.len() == 1 => return Err(e),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                errors.push(format!("{}: {e:#}", t.display()));
+            }
+        }
+    }
+    Ok((reports, errors))
 }
 
 pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
@@ -149,7 +179,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
         ReportFormat::Table | ReportFormat::Markdown => {
             let csv = analyze_csv::frames_csv(&r);
-            let rows: Vec<Vec<String>> = csv.lines().map(split_csv_line).collect();
+            let rows: Vec<Vec<String>> = split_csv(&csv);
             if a.format == ReportFormat::Markdown {
                 write!(out, "{}", analyze_text::md_table(&rows))?;
             } else {
@@ -181,12 +211,14 @@ pub fn filter_matched_nothing(
     Some(ExitCode::from(super::EXIT_ERROR))
 }
 
-/// Splits one line of our own CSV (quoted fields with doubled quotes).
-fn split_csv_line(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Splits our own CSV into records (quoted fields with doubled quotes; a quoted field may
+/// hold a line break, which a name from the trace can).
+fn split_csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
     let mut cur = String::new();
     let mut q = false;
-    let mut chars = line.chars().peekable();
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, q) {
             ('"', true) if chars.peek() == Some(&'"') => {
@@ -194,10 +226,28 @@ fn split_csv_line(line: &str) -> Vec<String> {
                 chars.next();
             }
             ('"', _) => q = !q,
-            (',', false) => out.push(std::mem::take(&mut cur)),
+            (',', false) => row.push(std::mem::take(&mut cur)),
+            ('\n', false) => {
+                row.push(std::mem::take(&mut cur));
+                rows.push(std::mem::take(&mut row));
+            }
             _ => cur.push(c),
         }
     }
-    out.push(cur);
-    out
+    if !cur.is_empty() || !row.is_empty() {
+        row.push(cur);
+        rows.push(row);
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_records_keep_quoted_line_breaks() {
+        let rows = split_csv("a,b\n\"x\ny\",\"q\"\"\"\n");
+        assert_eq!(rows, vec![vec!["a", "b"], vec!["x\ny", "q\""]]);
+    }
 }

@@ -34,7 +34,11 @@ pub fn run(a: DoctorArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match a.format {
         DoctorFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?,
-        DoctorFormat::Table => write!(out, "{}", doctor_text::render(&r))?,
+        DoctorFormat::Table => write!(
+            out,
+            "{}",
+            crate::report::visible::visible_lines(&doctor_text::render(&r))
+        )?,
     }
     Ok(ExitCode::SUCCESS)
 }

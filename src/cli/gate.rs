@@ -48,7 +48,8 @@ pub struct CheckArgs {
     pub config: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: GateFormat,
-    /// Also write the report to this file (e.g. a JUnit file for the CI system).
+    /// Also write the report to this file (e.g. a JUnit file for the CI system); `-` is
+    /// standard output.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
     /// Traces processed in parallel (default: number of cores).
@@ -90,11 +91,15 @@ pub struct CompareArgs {
     pub jobs: Option<usize>,
 }
 
+/// The report on standard output, and also in the `-o` file (`-o -`: standard output once).
 fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
-    print!("{text}");
-    if let Some(p) = output {
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    if let Some(p) = output
+        .as_deref()
+        .filter(|p| !super::output_file::is_stdout(p))
+    {
+        super::output_file::write(p, text.as_bytes())?;
     }
+    super::stdout::write_all(text.as_bytes())?;
     Ok(())
 }
 
@@ -128,6 +133,7 @@ pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
     }
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
     let report = run_check(&a.inputs, &process, &rules, jobs, a.allow_inconclusive);
+    print_warnings(&report.warnings);
     let text = match a.format {
         GateFormat::Table => output::check_table(&report),
         GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
@@ -149,6 +155,7 @@ pub fn run_compare_cmd(a: CompareArgs) -> Result<ExitCode> {
     };
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
     let report = run_compare(&a.baseline, &a.candidate, &a.process, &th, jobs);
+    print_warnings(&report.warnings);
     let text = match a.format {
         GateFormat::Table => output::compare_table(&report),
         GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
@@ -157,4 +164,11 @@ pub fn run_compare_cmd(a: CompareArgs) -> Result<ExitCode> {
     };
     emit(&text, &a.output)?;
     Ok(ExitCode::from(report.exit_code))
+}
+
+/// The traces' load warnings on standard error (each already names its trace).
+pub fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }

@@ -47,10 +47,19 @@ pub fn run(a: GfxinfoArgs) -> Result<ExitCode> {
             .context("reading the dump from standard input")?;
         b
     } else {
-        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?
+        std::fs::read(&a.file).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read {}: {}",
+                a.file.display(),
+                crate::trace::reader::io_reason(&e)
+            )
+        })?
     };
-    let text = parser::decode(&bytes);
-    let dump = parser::parse(&text).with_context(|| format!("{}", a.file.display()))?;
+    // The parsed rows own their values: the text is dropped before replaying.
+    let dump = {
+        let text = parser::decode_owned(bytes);
+        parser::parse(&text).with_context(|| format!("{}", a.file.display()))?
+    };
     let warnings: Vec<String> = dump.diagnostics.iter().map(|d| d.to_string()).collect();
     super::report_warnings(&a.file, &warnings);
 
@@ -62,37 +71,28 @@ pub fn run(a: GfxinfoArgs) -> Result<ExitCode> {
         dequeue_forgiveness_ns: forgiveness,
         frame_interval_ns: a.frame_interval_ns,
     };
-    let windows = replay::replay(&dump, &opts);
-
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    match write_output(&mut out, &a, &dump, &windows, forgiveness) {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        // `frameprobe gfxinfo ... | head` is not an error.
-        Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
-        {
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => Err(e),
-    }
+    // A closed pipe (`| head`) is handled by cli::main.
+    write_output(&mut out, &a, &dump, &opts)?;
+    Ok(ExitCode::SUCCESS)
 }
 
+/// Every format streams: a window is replayed once for its summary and again to write its
+/// frames one at a time, so a dump of any size holds one frame's report at a time.
 fn write_output(
     out: &mut dyn Write,
     a: &GfxinfoArgs,
     dump: &parser::Dump,
-    windows: &[WindowReport],
-    forgiveness: i64,
+    opts: &ReplayOptions,
 ) -> Result<()> {
     match a.format {
-        Format::Table => write_table(out, windows, a.summary_only)?,
+        Format::Table => write_table(out, dump, opts, a.summary_only)?,
         Format::Csv => {
             if a.summary_only {
-                write_summary_csv(out, windows)?
+                write_summary_csv(out, dump, opts)?
             } else {
-                write_frames_csv(out, windows)?
+                write_frames_csv(out, dump, opts)?
             }
         }
         Format::Json => {
@@ -103,17 +103,33 @@ fn write_output(
                 "options": {
                     "app_offset_ns": a.app_offset_ns,
                     "sf_offset_ns": a.sf_offset_ns,
-                    "dequeue_forgiveness_ns": forgiveness,
+                    "dequeue_forgiveness_ns": opts.dequeue_forgiveness_ns,
                     "frame_interval_ns": a.frame_interval_ns,
                 },
                 "warnings": dump.diagnostics.iter().map(|d| json!({
                     "line": d.line,
                     "message": d.message,
                 })).collect::<Vec<_>>(),
-                "windows": windows.iter().map(|w| window_json(w, a.summary_only)).collect::<Vec<_>>(),
+                "windows": [],
             });
-            let text = serde_json::to_string_pretty(&doc)?;
-            writeln!(out, "{text}")?;
+            json_stream::object(out, &doc, 0, "windows", &mut |out, indent| {
+                json_stream::array(out, indent, dump.windows.iter(), &mut |out, indent, win| {
+                    let w = replay::replay_window_each(win, opts, &mut |_| {});
+                    let head = window_json(&w);
+                    json_stream::object(out, &head, indent, "frames", &mut |out, indent| {
+                        if a.summary_only {
+                            return json_stream::array(
+                                out,
+                                indent,
+                                std::iter::empty::<()>(),
+                                &mut |_, _, _| Ok(()),
+                            );
+                        }
+                        json_stream::each_frame(out, indent, win, opts, &frame_json)
+                    })
+                })
+            })?;
+            writeln!(out)?;
         }
     }
     out.flush()?;
@@ -152,7 +168,7 @@ fn jank_type_list(types: &[JankType], sep: &str) -> String {
 }
 
 fn judged(w: &WindowReport) -> usize {
-    w.frames.iter().filter(|f| f.verdict.is_some()).count()
+    w.judged
 }
 
 fn interval_text(w: &WindowReport) -> String {
@@ -193,19 +209,27 @@ fn printed_matches(w: &WindowReport) -> Option<bool> {
 // ----- table -----------------------------------------------------------------------------
 
 use crate::report::grid as table;
+use crate::report::visible::visible;
 
-fn write_table(out: &mut dyn Write, windows: &[WindowReport], summary_only: bool) -> Result<()> {
-    for (i, w) in windows.iter().enumerate() {
+fn write_table(
+    out: &mut dyn Write,
+    dump: &parser::Dump,
+    opts: &ReplayOptions,
+    summary_only: bool,
+) -> Result<()> {
+    for (i, win) in dump.windows.iter().enumerate() {
+        let w = &replay::replay_window_each(win, opts, &mut |_| {});
         if i > 0 {
             writeln!(out)?;
         }
-        writeln!(out, "Window: {}", w.window)?;
+        // Names from the dump reach the terminal escaped, like every table's.
+        writeln!(out, "Window: {}", visible(&w.window))?;
         let process = match (&w.process, w.pid) {
-            (Some(p), Some(pid)) => format!("process {p} (pid {pid}); "),
-            (Some(p), None) => format!("process {p}; "),
+            (Some(p), Some(pid)) => format!("process {} (pid {pid}); ", visible(p)),
+            (Some(p), None) => format!("process {}; ", visible(p)),
             _ => String::new(),
         };
-        let not_judged = w.frames.len() - judged(w);
+        let not_judged = w.frame_count - judged(w);
         writeln!(
             out,
             "{process}PROFILEDATA at line {}, {} columns, {} rows ({} judged, {} never finished by HWUI{})",
@@ -267,10 +291,10 @@ fn write_table(out: &mut dyn Write, windows: &[WindowReport], summary_only: bool
             (None, _) => writeln!(out, "HWUI printed no summary for this window.")?,
         }
 
-        if summary_only || w.frames.is_empty() {
+        if summary_only || w.frame_count == 0 {
             continue;
         }
-        let mut rows = vec![[
+        let header = [
             "line",
             "vsync_id",
             "total ms",
@@ -290,12 +314,20 @@ fn write_table(out: &mut dyn Write, windows: &[WindowReport], summary_only: bool
             "overrun",
             "JankStats",
         ]
-        .map(String::from)
-        .to_vec()];
-        for f in &w.frames {
-            rows.push(frame_table_row(f));
+        .map(String::from);
+        // Two passes over the frames: column widths, then the rows.
+        let mut grid = crate::report::StreamGrid::new(&header);
+        replay::replay_window_each(win, opts, &mut |f| grid.measure(&frame_table_row(&f)));
+        grid.write_header(out)?;
+        let mut failed = None;
+        replay::replay_window_each(win, opts, &mut |f| {
+            if failed.is_none() {
+                failed = grid.write_row(out, &frame_table_row(&f)).err();
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e.into());
         }
-        writeln!(out, "{}", table(rows))?;
     }
     Ok(())
 }
@@ -549,7 +581,8 @@ fn frame_json(f: &FrameReport) -> Value {
     Value::Object(m)
 }
 
-fn window_json(w: &WindowReport, summary_only: bool) -> Value {
+/// A window without its frames (streamed into `"frames"` by the caller).
+fn window_json(w: &WindowReport) -> Value {
     json!({
         "window": w.window,
         "process": w.process,
@@ -569,11 +602,7 @@ fn window_json(w: &WindowReport, summary_only: bool) -> Value {
         }),
         "hwui_summary_covers_rows": w.printed_covers_rows,
         "hwui_summary_matches": printed_matches(w),
-        "frames": if summary_only {
-            Vec::new()
-        } else {
-            w.frames.iter().map(frame_json).collect::<Vec<_>>()
-        },
+        "frames": [],
     })
 }
 
@@ -583,7 +612,7 @@ fn cell<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-fn write_frames_csv(out: &mut dyn Write, windows: &[WindowReport]) -> Result<()> {
+fn write_frames_csv(out: &mut dyn Write, dump: &parser::Dump, opts: &ReplayOptions) -> Result<()> {
     const HEADER: &[&str] = &[
         "window",
         "process",
@@ -621,13 +650,33 @@ fn write_frames_csv(out: &mut dyn Write, windows: &[WindowReport]) -> Result<()>
         "js_frame_overrun_ns",
     ];
     writeln!(out, "{}", HEADER.join(","))?;
-    for w in windows {
-        for f in &w.frames {
+    for win in &dump.windows {
+        let mut failed = None;
+        replay::replay_window_each(win, opts, &mut |f| {
+            if failed.is_none() {
+                failed = write_frame_csv(out, win, &f).err();
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+    }
+    Ok(())
+}
+
+fn write_frame_csv(
+    out: &mut dyn Write,
+    w: &parser::WindowDump,
+    f: &FrameReport,
+) -> std::io::Result<()> {
+    let window = &w.name;
+    {
+        {
             let v = f.verdict.as_ref();
             let m = f.metrics.as_ref();
             let j = f.jank_stats.as_ref();
             let cells: Vec<String> = vec![
-                csv_field(&w.window),
+                csv_field(window),
                 csv_field(w.process.as_deref().unwrap_or("")),
                 cell(w.pid),
                 f.line.to_string(),
@@ -676,7 +725,7 @@ fn jank_type_list_raw(types: &[JankType]) -> String {
     types.iter().map(|t| t.key()).collect::<Vec<_>>().join(";")
 }
 
-fn write_summary_csv(out: &mut dyn Write, windows: &[WindowReport]) -> Result<()> {
+fn write_summary_csv(out: &mut dyn Write, dump: &parser::Dump, opts: &ReplayOptions) -> Result<()> {
     let mut header: Vec<String> = ["window", "process", "pid", "rows", "judged_frames"]
         .map(String::from)
         .to_vec();
@@ -689,7 +738,8 @@ fn write_summary_csv(out: &mut dyn Write, windows: &[WindowReport]) -> Result<()
     header.push("hwui_summary_covers_rows".into());
     header.push("problem".into());
     writeln!(out, "{}", header.join(","))?;
-    for w in windows {
+    for win in &dump.windows {
+        let w = &replay::replay_window_each(win, opts, &mut |_| {});
         let mut cells = vec![
             csv_field(&w.window),
             csv_field(w.process.as_deref().unwrap_or("")),
@@ -708,4 +758,144 @@ fn write_summary_csv(out: &mut dyn Write, windows: &[WindowReport]) -> Result<()
         writeln!(out, "{}", cells.join(","))?;
     }
     Ok(())
+}
+
+/// Pretty JSON written piece by piece, byte for byte what `serde_json::to_string_pretty` of
+/// the whole document gives, with one key of an object filled by a writer (so an array of
+/// a million frames never exists as a value).
+mod json_stream {
+    use std::io::Write;
+
+    use anyhow::Result;
+    use serde_json::Value;
+
+    type Fill<'a> = dyn FnMut(&mut dyn Write, usize) -> Result<()> + 'a;
+
+    /// `v` pretty-printed as if it sat `indent` spaces deep.
+    fn pretty(out: &mut dyn Write, v: &Value, indent: usize) -> Result<()> {
+        let text = serde_json::to_string_pretty(v)?;
+        let pad = format!("\n{}", " ".repeat(indent));
+        out.write_all(text.replace('\n', &pad).as_bytes())?;
+        Ok(())
+    }
+
+    /// The object `v` (keys in its own order) with the value of `key` written by `fill`.
+    pub fn object(
+        out: &mut dyn Write,
+        v: &Value,
+        indent: usize,
+        key: &str,
+        fill: &mut Fill<'_>,
+    ) -> Result<()> {
+        let Value::Object(map) = v else {
+            return pretty(out, v, indent);
+        };
+        if map.is_empty() {
+            out.write_all(b"{}")?;
+            return Ok(());
+        }
+        out.write_all(b"{")?;
+        for (i, (k, value)) in map.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            write!(
+                out,
+                "\n{}{}: ",
+                " ".repeat(indent + 2),
+                Value::from(k.as_str())
+            )?;
+            if k == key {
+                fill(out, indent + 2)?;
+            } else {
+                pretty(out, value, indent + 2)?;
+            }
+        }
+        write!(out, "\n{}}}", " ".repeat(indent))?;
+        Ok(())
+    }
+
+    /// An array of `items`, each written by `item`.
+    pub fn array<T>(
+        out: &mut dyn Write,
+        indent: usize,
+        items: impl Iterator<Item = T>,
+        item: &mut dyn FnMut(&mut dyn Write, usize, T) -> Result<()>,
+    ) -> Result<()> {
+        let mut first = true;
+        for x in items {
+            out.write_all(if first { b"[" } else { b"," })?;
+            write!(out, "\n{}", " ".repeat(indent + 2))?;
+            item(out, indent + 2, x)?;
+            first = false;
+        }
+        if first {
+            out.write_all(b"[]")?;
+        } else {
+            write!(out, "\n{}]", " ".repeat(indent))?;
+        }
+        Ok(())
+    }
+
+    /// A window's frames as a JSON array, replayed one at a time.
+    pub fn each_frame(
+        out: &mut dyn Write,
+        indent: usize,
+        win: &crate::gfxinfo::parser::WindowDump,
+        opts: &crate::gfxinfo::replay::ReplayOptions,
+        to_json: &dyn Fn(&crate::gfxinfo::replay::FrameReport) -> Value,
+    ) -> Result<()> {
+        let mut first = true;
+        let mut failed = None;
+        crate::gfxinfo::replay::replay_window_each(win, opts, &mut |f| {
+            if failed.is_some() {
+                return;
+            }
+            let r = (|| -> Result<()> {
+                out.write_all(if first { b"[" } else { b"," })?;
+                write!(out, "\n{}", " ".repeat(indent + 2))?;
+                pretty(out, &to_json(&f), indent + 2)
+            })();
+            first = false;
+            failed = r.err();
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if first {
+            out.write_all(b"[]")?;
+        } else {
+            write!(out, "\n{}]", " ".repeat(indent))?;
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use serde_json::json;
+
+        #[test]
+        fn streamed_pretty_json_is_byte_identical() {
+            let doc = json!({
+                "a": 1,
+                "list": [],
+                "z": {"k": [1, 2], "empty": {}},
+            });
+            let items = [json!({"x": [1, {"y": null}]}), json!("s\nt"), json!([])];
+            let mut whole = doc.clone();
+            whole["list"] = Value::Array(items.to_vec());
+            let mut out = Vec::new();
+            object(&mut out, &doc, 0, "list", &mut |out, indent| {
+                array(out, indent, items.iter(), &mut |out, indent, v| {
+                    pretty(out, v, indent)
+                })
+            })
+            .unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string_pretty(&whole).unwrap()
+            );
+        }
+    }
 }

@@ -1,21 +1,15 @@
-//! Loading a trace for a command that analyzes frames: an unreadable file, an empty file or
-//! one without a single packet is an error (exit 2), not an empty report.
+//! Loading a trace for a command that analyzes frames. An unreadable file, an empty file or
+//! one without a single packet is an error (exit 2), not an empty report: the loader
+//! (`import::load_source`) refuses those for every command, so this only names the file.
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use crate::import::{load, LoadOptions, Loaded};
 
 pub fn load_trace(path: &Path, opts: LoadOptions) -> Result<Loaded> {
-    let loaded = load(path, opts).with_context(|| format!("cannot load {}", path.display()))?;
-    if loaded.packets == 0 {
-        bail!(
-            "{}: no trace packets (an empty file, or not a Perfetto trace)",
-            path.display()
-        );
-    }
-    Ok(loaded)
+    load(path, opts).with_context(|| format!("cannot load {}", path.display()))
 }
 
 /// The message for a --process/--layer filter that matched nothing: what does have frames,

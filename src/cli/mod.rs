@@ -8,8 +8,10 @@ pub mod gate;
 pub mod gfxinfo;
 pub mod load;
 pub mod output;
+pub mod output_file;
 pub mod query;
 pub mod report;
+pub mod stdout;
 
 use std::process::ExitCode;
 
@@ -24,6 +26,11 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Most decompressed bytes one trace may produce (gzip / zstd file plus every
+    /// compressed_packets blob), e.g. `2G`. Default: 64 x the file size, at least 256 MiB and
+    /// at most 8 GiB (8 GiB for standard input). What goes beyond is skipped and counted.
+    #[arg(long, global = true, value_parser = crate::trace::limits::parse_size)]
+    pub max_decompressed_bytes: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -55,6 +62,7 @@ pub const EXIT_ERROR: u8 = 2;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    crate::trace::limits::set_budget_override(cli.max_decompressed_bytes);
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::Frames(a) => analyze::run_frames(a),
@@ -69,6 +77,8 @@ pub fn main() -> ExitCode {
     report_peak_rss();
     match result {
         Ok(code) => code,
+        // A reader that stops early (`| head`) ends the command quietly.
+        Err(e) if stdout::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(EXIT_ERROR)

@@ -28,6 +28,10 @@ pub struct QueryArgs {
     /// not create threads for ftrace events that only its raw table would record.
     #[arg(long)]
     pub no_ftrace_raw: bool,
+    /// Let the SQL write files (ATTACH, VACUUM INTO). By default the query can only read
+    /// and change the in-memory tables.
+    #[arg(long)]
+    pub allow_writes: bool,
 }
 
 /// Runs every statement; returns the result of the last one that produces columns.
@@ -86,11 +90,28 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
     let loaded =
         load(&a.trace, load_opts).with_context(|| format!("cannot load {}", a.trace.display()))?;
     super::report_warnings(&a.trace, &loaded.warnings);
-    let conn = to_connection(&loaded.store, opts).context("building the SQL tables")?;
-    let rs = run_sql(&conn, &sql).context("query failed")?;
+    let mut conn = to_connection(&loaded.store, opts).context("building the SQL tables")?;
+    let refusals = if a.allow_writes {
+        None
+    } else {
+        Some(crate::store::read_only::restrict(&mut conn).context("restricting the SQL")?)
+    };
+    let rs = match run_sql(&conn, &sql) {
+        Ok(rs) => rs,
+        Err(e) if refusals.as_ref().is_some_and(|r| r.any()) || is_attach_limit(&e) => {
+            bail!("query failed: {e}; frameprobe query is read-only (ATTACH and VACUUM INTO would write files), pass --allow-writes to allow them")
+        }
+        Err(e) => return Err(e.context("query failed")),
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     output::write(&mut out, &rs, a.format)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// SQLite's refusal of an ATTACH (also run by VACUUM INTO) under the zero-database limit.
+fn is_attach_limit(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.to_string().contains("too many attached databases"))
 }

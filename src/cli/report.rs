@@ -2,13 +2,12 @@
 //! `frameprobe report --baseline ... --candidate ... --process PKG -o cmp.html`:
 //! one self-contained HTML page.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
-use crate::analysis::{analyze, AnalyzeOptions};
+use crate::analysis::AnalyzeOptions;
 use crate::gate::compare::Thresholds;
 use crate::gate::{measure_inputs, run_compare};
 use crate::report::html::{self, CompareDistributions};
@@ -48,15 +47,9 @@ pub struct ReportArgs {
     pub jobs: Option<usize>,
 }
 
-fn write_out(path: &PathBuf, html: &str) -> Result<()> {
-    if path.as_os_str() == "-" {
-        match std::io::stdout().lock().write_all(html.as_bytes()) {
-            // A reader that stops early (`| head`) is not an error.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            r => r?,
-        }
-    } else {
-        std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
+fn write_out(path: &Path, html: &str) -> Result<()> {
+    super::output_file::write(path, html.as_bytes())?;
+    if !super::output_file::is_stdout(path) {
         eprintln!(
             "wrote {} ({} KiB)",
             path.display(),
@@ -77,17 +70,14 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
         all_frames: true,
         only_janky: false,
     };
-    let mut reports = Vec::new();
-    for t in &a.traces {
-        let loaded = super::load::load_trace(t, super::analyze::analysis_load_options())?;
-        super::report_warnings(t, &loaded.warnings);
-        let mut r = analyze(&loaded.store, &opts, &t.display().to_string());
-        r.warnings.extend(loaded.warnings);
-        reports.push(r);
-    }
+    let (reports, errors) = super::analyze::analyze_each(&a.traces, &opts)?;
     let page = html::render_analyze(&reports);
     write_out(&a.output, &page)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_ERROR)
+    })
 }
 
 fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
@@ -106,6 +96,7 @@ fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
     };
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
     let report = run_compare(&a.baseline, &a.candidate, &package, &th, jobs);
+    super::gate::print_warnings(&report.warnings);
     // The per-frame values for the histograms (the statistics above are run_compare's).
     let b = measure_inputs(&a.baseline, &package, jobs);
     let c = measure_inputs(&a.candidate, &package, jobs);

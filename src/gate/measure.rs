@@ -4,8 +4,6 @@
 //! about `jobs` traces.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use crate::analysis::frame_timing;
 use crate::analysis::frames;
@@ -28,6 +26,8 @@ pub struct Iteration {
     /// Why this iteration's numbers are less than trusted (the trace's reasons and the
     /// package's, except its frame count, which the gate judges on the pooled frames).
     pub trust_reasons: Vec<Reason>,
+    /// The loader's warnings (damage, refused blobs, dropped bundles), with byte offsets.
+    pub warnings: Vec<String>,
 }
 
 fn load_options() -> LoadOptions {
@@ -39,10 +39,8 @@ fn load_options() -> LoadOptions {
 
 /// Measures `package` in one trace.
 pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
+    // An empty input or one without packets is refused by the loader.
     let loaded = load(path, load_options())?;
-    if loaded.packets == 0 {
-        anyhow::bail!("no trace packets (an empty file, or not a Perfetto trace)");
-    }
     let store = &loaded.store;
     let upids: Vec<u32> = (0..store.processes.len() as u32)
         .filter(|&u| {
@@ -57,6 +55,7 @@ pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
         path: path.to_path_buf(),
         process_found: !upids.is_empty(),
         api_level: api,
+        warnings: loaded.warnings.clone(),
         ..Default::default()
     };
     if upids.is_empty() {
@@ -126,25 +125,7 @@ pub fn measure_all(
     package: &str,
     jobs: usize,
 ) -> Vec<anyhow::Result<Iteration>> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<Iteration>>>> =
-        Mutex::new((0..paths.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.max(1).min(paths.len().max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(p) = paths.get(i) else { break };
-                let r = measure(p, package);
-                results.lock().unwrap()[i] = Some(r);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap()
-        .into_iter()
-        .map(|r| r.expect("every trace measured"))
-        .collect()
+    super::isolate::each_isolated(paths, jobs, |p| measure(p, package))
 }
 
 pub fn default_jobs() -> usize {

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod compare;
 pub mod inputs;
+pub mod isolate;
 pub mod measure;
 pub mod metrics;
 pub mod output;
@@ -109,6 +110,8 @@ pub fn macrobenchmark_metrics(its: &[&Iteration]) -> MacrobenchmarkMetrics {
 pub struct Measured {
     pub tests: BTreeMap<String, Vec<Iteration>>,
     pub errors: Vec<String>,
+    /// Each trace's load warnings, prefixed with its path.
+    pub warnings: Vec<String>,
 }
 
 pub fn measure_inputs(inputs: &[PathBuf], package: &str, jobs: usize) -> Measured {
@@ -119,14 +122,17 @@ pub fn measure_inputs(inputs: &[PathBuf], package: &str, jobs: usize) -> Measure
             return Measured {
                 tests: BTreeMap::new(),
                 errors: vec![e.to_string()],
+                warnings: Vec::new(),
             };
         }
     };
     let results = measure::measure_all(&paths, package, jobs);
     let mut tests: BTreeMap<String, Vec<Iteration>> = BTreeMap::new();
+    let mut warnings = Vec::new();
     for (p, r) in paths.iter().zip(results) {
         match r {
             Ok(it) => {
+                warnings.extend(it.warnings.iter().map(|w| format!("{}: {w}", p.display())));
                 if !it.process_found {
                     errors.push(format!("{}: no process matches {package:?}", p.display()));
                 } else if let Some(prob) = &it.problem {
@@ -137,7 +143,11 @@ pub fn measure_inputs(inputs: &[PathBuf], package: &str, jobs: usize) -> Measure
             Err(e) => errors.push(format!("{}: cannot read: {e:#}", p.display())),
         }
     }
-    Measured { tests, errors }
+    Measured {
+        tests,
+        errors,
+        warnings,
+    }
 }
 
 fn info(it: &Iteration) -> IterationInfo {
@@ -188,6 +198,9 @@ pub struct CheckReport {
     pub allow_inconclusive: bool,
     pub tests: Vec<TestCheck>,
     pub errors: Vec<String>,
+    /// Load warnings of the traces (damage skipped, with byte offsets).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 fn outcome_name(code: u8) -> &'static str {
@@ -292,6 +305,7 @@ pub fn run_check(
         allow_inconclusive,
         tests,
         errors,
+        warnings: m.warnings,
     }
 }
 
@@ -317,6 +331,9 @@ pub struct CompareReport {
     pub thresholds: ThresholdsOut,
     pub tests: Vec<TestComparison>,
     pub errors: Vec<String>,
+    /// Load warnings of the traces (damage skipped, with byte offsets).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -408,5 +425,11 @@ pub fn run_compare(
         },
         tests,
         errors,
+        warnings: b
+            .warnings
+            .iter()
+            .map(|w| format!("baseline: {w}"))
+            .chain(c.warnings.iter().map(|w| format!("candidate: {w}")))
+            .collect(),
     }
 }

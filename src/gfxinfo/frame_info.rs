@@ -183,21 +183,22 @@ impl FrameInfo {
     /// in the queue (`SyncStart - SyncQueued`, when positive), because the previous frame's
     /// record already holds that stall; never negative.
     ///
-    /// Arithmetic wraps like the C++ int64 arithmetic on the devices (rows can hold garbage).
+    /// Arithmetic saturates instead of wrapping (the parser also refuses cells beyond ±2^61,
+    /// so real rows never reach the bounds).
     pub fn duration(&self, start: FrameInfoIndex, end: FrameInfoIndex) -> i64 {
         let end_time = self.get(end);
         let start_time = self.get(start);
         let mut gap = if start_time > 0 {
-            end_time.wrapping_sub(start_time)
+            end_time.saturating_sub(start_time)
         } else {
             0
         };
         if end > FrameInfoIndex::SyncQueued && start < FrameInfoIndex::SyncQueued {
             let stall = self
                 .get(FrameInfoIndex::SyncStart)
-                .wrapping_sub(self.get(FrameInfoIndex::SyncQueued));
+                .saturating_sub(self.get(FrameInfoIndex::SyncQueued));
             if stall > 0 {
-                gap = gap.wrapping_sub(stall);
+                gap = gap.saturating_sub(stall);
             }
         }
         gap.max(0)
@@ -216,7 +217,7 @@ impl FrameInfo {
     pub fn gpu_draw_time(&self) -> i64 {
         let end = self.get(FrameInfoIndex::GpuCompleted);
         if end > 0 {
-            end.wrapping_sub(self.get(FrameInfoIndex::SwapBuffers))
+            end.saturating_sub(self.get(FrameInfoIndex::SwapBuffers))
         } else {
             -1
         }

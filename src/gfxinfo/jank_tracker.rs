@@ -130,7 +130,7 @@ const MS: i64 = 1_000_000;
 /// composes 0–4 ms after the app's vsync, dequeueBuffer is expected to block until then, so
 /// up to `offsetDelta + 4 ms` of it is forgiven; otherwise 0 (off).
 pub fn dequeue_forgiveness_ns(app_offset_ns: i64, sf_offset_ns: i64) -> i64 {
-    let offset_delta = sf_offset_ns.wrapping_sub(app_offset_ns);
+    let offset_delta = sf_offset_ns.saturating_sub(app_offset_ns);
     if (0..=4 * MS).contains(&offset_delta) {
         offset_delta + 4 * MS
     } else {
@@ -261,13 +261,10 @@ impl FrameVerdict {
 }
 
 /// C++ `%` on int64: the sign follows the dividend (Rust's `%` too). A zero divisor would
-/// trap on the device; HWUI always sets FrameInterval before it gets here, so treat it as 0.
+/// trap on the device; HWUI always sets FrameInterval before it gets here, so treat it as 0
+/// (as the one overflowing case, i64::MIN % -1).
 fn cpp_rem(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        0
-    } else {
-        a.wrapping_rem(b)
-    }
+    a.checked_rem(b).unwrap_or(0)
 }
 
 /// One window's JankTracker.
@@ -342,7 +339,9 @@ impl JankTracker {
         }
 
         let intended_vsync = frame.get(I::IntendedVsync);
-        let triple_buffered = (self.next_frame_start_unstuffed.wrapping_sub(intended_vsync) as f64)
+        let triple_buffered = (self
+            .next_frame_start_unstuffed
+            .saturating_sub(intended_vsync) as f64)
             > (frame_interval as f64 * 0.1);
         verdict.triple_buffered = triple_buffered;
 
@@ -351,10 +350,10 @@ impl JankTracker {
             // Enough buffers are queued to absorb one late frame: the deadline moves with the
             // unstuffed start. (Newer AOSP reads the original duration from WorkloadTarget,
             // which setVsync fills with exactly this difference.)
-            let original_deadline_duration = deadline.wrapping_sub(intended_vsync);
+            let original_deadline_duration = deadline.saturating_sub(intended_vsync);
             deadline = self
                 .next_frame_start_unstuffed
-                .wrapping_add(original_deadline_duration);
+                .saturating_add(original_deadline_duration);
             frame.set(I::FrameDeadline, deadline);
         }
         verdict.deadline_ns = Some(deadline);
@@ -364,19 +363,20 @@ impl JankTracker {
             if triple_buffered {
                 self.report(&mut verdict, JankType::HighInputLatency);
                 // Buffer stuffing carries over to the next frame unless there is a pause.
-                self.next_frame_start_unstuffed =
-                    self.next_frame_start_unstuffed.wrapping_add(frame_interval);
+                self.next_frame_start_unstuffed = self
+                    .next_frame_start_unstuffed
+                    .saturating_add(frame_interval);
             }
         } else {
             self.report(&mut verdict, JankType::MissedDeadline);
             self.data.report_jank();
             verdict.janky = true;
 
-            let jitter = gpu_completed.wrapping_sub(frame.get(I::Vsync));
+            let jitter = gpu_completed.saturating_sub(frame.get(I::Vsync));
             let last_frame_offset = cpp_rem(jitter, frame_interval);
             self.next_frame_start_unstuffed = gpu_completed
-                .wrapping_sub(last_frame_offset)
-                .wrapping_add(frame_interval);
+                .saturating_sub(last_frame_offset)
+                .saturating_add(frame_interval);
 
             for comparison in COMPARISONS {
                 let delta = frame.duration(comparison.start, comparison.end);
@@ -434,8 +434,8 @@ impl JankTracker {
             let expected_dequeue = self
                 .config
                 .dequeue_forgiveness_ns
-                .wrapping_add(frame.get(I::Vsync))
-                .wrapping_sub(frame.get(I::IssueDrawCommandsStart));
+                .saturating_add(frame.get(I::Vsync))
+                .saturating_sub(frame.get(I::IssueDrawCommandsStart));
             if expected_dequeue > 0 {
                 // Forgive up to the expected blocking, never more than the actual blocking.
                 let forgive = expected_dequeue.min(dequeue);
@@ -465,14 +465,14 @@ impl JankTracker {
 
         let intended_vsync = frame.get(I::IntendedVsync);
         if self.swap_deadline_legacy < 0 {
-            self.swap_deadline_legacy = intended_vsync.wrapping_add(interval);
+            self.swap_deadline_legacy = intended_vsync.saturating_add(interval);
         }
-        let triple_buffered = (self.swap_deadline_legacy.wrapping_sub(intended_vsync) as f64)
+        let triple_buffered = (self.swap_deadline_legacy.saturating_sub(intended_vsync) as f64)
             > (interval as f64 * 0.1);
         self.swap_deadline_legacy = self
             .swap_deadline_legacy
-            .wrapping_add(interval)
-            .max(intended_vsync.wrapping_add(interval));
+            .saturating_add(interval)
+            .max(intended_vsync.saturating_add(interval));
 
         let frame_completed = frame.get(I::FrameCompleted);
         let missed = !(frame_completed < self.swap_deadline_legacy || total < interval);
@@ -484,11 +484,11 @@ impl JankTracker {
         } else {
             self.data.report_jank_type(JankType::MissedDeadlineLegacy);
             jank_types.push(JankType::MissedDeadlineLegacy);
-            let jitter = frame_completed.wrapping_sub(frame.get(I::Vsync));
+            let jitter = frame_completed.saturating_sub(frame.get(I::Vsync));
             let last_frame_offset = cpp_rem(jitter, interval);
             self.swap_deadline_legacy = frame_completed
-                .wrapping_sub(last_frame_offset)
-                .wrapping_add(interval);
+                .saturating_sub(last_frame_offset)
+                .saturating_add(interval);
         }
         verdict.outcome = LegacyOutcome::Judged {
             janky,

@@ -57,7 +57,7 @@ pub struct FrameMetrics {
 }
 
 fn span(frame: &FrameInfo, start: I, end: I) -> i64 {
-    frame.get(end).wrapping_sub(frame.get(start))
+    frame.get(end).saturating_sub(frame.get(start))
 }
 
 impl FrameMetrics {
@@ -91,11 +91,11 @@ impl FrameMetrics {
     /// LAYOUT_MEASURE + DRAW + SYNC (the SyncQueued → SyncStart wait is in none of them).
     pub fn ui_duration_ns(&self) -> i64 {
         self.unknown_delay_ns
-            .wrapping_add(self.input_handling_ns)
-            .wrapping_add(self.animation_ns)
-            .wrapping_add(self.layout_measure_ns)
-            .wrapping_add(self.draw_ns)
-            .wrapping_add(self.sync_ns)
+            .saturating_add(self.input_handling_ns)
+            .saturating_add(self.animation_ns)
+            .saturating_add(self.layout_measure_ns)
+            .saturating_add(self.draw_ns)
+            .saturating_add(self.sync_ns)
     }
 }
 
@@ -127,7 +127,7 @@ pub fn jank_stats(metrics: &FrameMetrics, refresh_period_ns: i64) -> JankStatsVe
         is_jank: ui > threshold,
         frame_overrun_ns: metrics
             .deadline_ns
-            .map(|d| metrics.total_ns.wrapping_sub(d)),
+            .map(|d| metrics.total_ns.saturating_sub(d)),
     }
 }
 

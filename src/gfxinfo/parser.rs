@@ -20,6 +20,19 @@ use super::GfxinfoError;
 
 const BLOCK_MARKER: &str = "---PROFILEDATA---";
 
+/// HWUI prints at most [`FIELD_COUNT`](super::frame_info::FIELD_COUNT) columns; a header
+/// naming more than this is not one (a 10^6-column line would otherwise become 10^6
+/// "unknown column" warnings).
+pub const MAX_COLUMNS: usize = 64;
+
+/// Cells are nanosecond timestamps, durations or ids: a magnitude above 2^61 ns (73 years)
+/// is not something HWUI wrote, and refusing it keeps every sum and difference of a row's
+/// cells inside i64. `OldestInputEvent` alone may hold i64::MAX, HWUI's "no input" value.
+pub const MAX_CELL_MAGNITUDE: i64 = 1 << 61;
+
+/// Row-level warnings kept per block; the rest are counted in one summary line.
+pub const ROW_DIAGNOSTICS_PER_BLOCK: usize = 20;
+
 /// Columns without which a row cannot be replayed.
 pub const REQUIRED_COLUMNS: [FrameInfoIndex; 7] = [
     FrameInfoIndex::IntendedVsync,
@@ -46,6 +59,28 @@ impl std::fmt::Display for Diagnostic {
             f.write_str(&self.message)
         }
     }
+}
+
+/// [`decode`] taking the bytes: valid UTF-8 without a BOM (the common case) becomes the
+/// text without a copy, which matters for dumps of hundreds of megabytes.
+pub fn decode_owned(bytes: Vec<u8>) -> String {
+    let plain_utf8 = !bytes.starts_with(&[0xFF, 0xFE])
+        && !bytes.starts_with(&[0xFE, 0xFF])
+        && !bytes.starts_with(&[0xEF, 0xBB, 0xBF])
+        && !looks_like_utf16(&bytes);
+    if plain_utf8 {
+        match String::from_utf8(bytes) {
+            Ok(s) => return s,
+            Err(e) => return decode(e.as_bytes()),
+        }
+    }
+    decode(&bytes)
+}
+
+/// No BOM: ASCII text in UTF-16 has a zero in every other byte.
+fn looks_like_utf16(bytes: &[u8]) -> bool {
+    let sample = &bytes[..bytes.len().min(4096) & !1];
+    sample.len() >= 8 && sample.contains(&0)
 }
 
 /// Text of a dump file: UTF-8 (with or without BOM) or UTF-16 (a PowerShell `>` redirect
@@ -371,6 +406,22 @@ pub struct Dump {
     pub line_count: usize,
 }
 
+/// Whether a header line holds more than [`MAX_COLUMNS`] names (without splitting it all).
+fn too_many_columns(header: &str) -> bool {
+    header
+        .bytes()
+        .filter(|&b| b == b',')
+        .take(MAX_COLUMNS + 1)
+        .count()
+        > MAX_COLUMNS
+}
+
+/// Whether `v` is a value HWUI can have written in the column holding `field`.
+fn cell_in_range(field: Option<FrameInfoIndex>, v: i64) -> bool {
+    (-MAX_CELL_MAGNITUDE..=MAX_CELL_MAGNITUDE).contains(&v)
+        || (field == Some(FrameInfoIndex::OldestInputEvent) && v == i64::MAX)
+}
+
 fn split_cells(line: &str) -> Vec<&str> {
     let mut cells: Vec<&str> = line.split(',').map(str::trim).collect();
     // HWUI ends every header and row with a comma.
@@ -423,14 +474,29 @@ struct Parser {
     window: Option<String>,
     window_summary: Option<PrintedSummary>,
     view_root: Option<String>,
+    /// Diagnostics beyond [`MAX_DIAGNOSTICS`], counted only.
+    diagnostics_dropped: usize,
 }
+
+/// Diagnostics kept for a whole dump; a hostile one could otherwise produce millions.
+pub const MAX_DIAGNOSTICS: usize = 1000;
 
 impl Parser {
     fn diag(&mut self, line: usize, message: impl Into<String>) {
+        if self.dump.diagnostics.len() >= MAX_DIAGNOSTICS {
+            self.diagnostics_dropped += 1;
+            return;
+        }
         self.dump.diagnostics.push(Diagnostic {
             line,
             message: message.into(),
         });
+    }
+
+    fn diags(&mut self, diags: Vec<Diagnostic>) {
+        for d in diags {
+            self.diag(d.line, d.message);
+        }
     }
 
     /// Lends the process summary to its only block when the release printed no per-window
@@ -513,11 +579,21 @@ impl Parser {
             i += 1;
         }
         match lines.get(i).map(|l| l.trim()) {
+            Some(h) if h != BLOCK_MARKER && !looks_like_row(h) && too_many_columns(h) => {
+                let message = format!(
+                    "header names more than {MAX_COLUMNS} columns (HWUI prints at most {}); block skipped",
+                    super::frame_info::FIELD_COUNT
+                );
+                self.diag(i + 1, message.clone());
+                block.problem = Some(message);
+                block.header_line = Some(i + 1);
+                i += 1;
+            }
             Some(h) if h != BLOCK_MARKER && !looks_like_row(h) => {
                 let mut diags = Vec::new();
                 block.columns = Some(ColumnLayout::from_header(i + 1, h, &mut diags));
                 block.header_line = Some(i + 1);
-                self.dump.diagnostics.extend(diags);
+                self.diags(diags);
                 i += 1;
             }
             _ => {
@@ -553,13 +629,24 @@ impl Parser {
                     Ok(row) => block.rows.push(row),
                     Err(message) => {
                         block.bad_rows += 1;
-                        self.diag(lineno, message);
+                        if block.bad_rows <= ROW_DIAGNOSTICS_PER_BLOCK {
+                            self.diag(lineno, message);
+                        }
                     }
                 }
             } else {
                 block.bad_rows += 1;
             }
             i += 1;
+        }
+        if block.columns.is_some() && block.bad_rows > ROW_DIAGNOSTICS_PER_BLOCK {
+            self.diag(
+                open + 1,
+                format!(
+                    "{} more unreadable rows in the PROFILEDATA block opened here were skipped (not listed)",
+                    block.bad_rows - ROW_DIAGNOSTICS_PER_BLOCK
+                ),
+            );
         }
         if block.close_line.is_none() {
             // Name the line that ended the block, or the last line at end of input.
@@ -584,7 +671,7 @@ impl Parser {
                     block.header_line.unwrap_or(0),
                     &mut diags,
                 );
-                self.dump.diagnostics.extend(diags);
+                self.diags(diags);
                 block.columns = Some(columns);
             } else {
                 let names: Vec<&str> = missing.iter().map(|f| f.name()).collect();
@@ -627,6 +714,13 @@ fn parse_row(
     let mut values = Vec::with_capacity(want);
     for (pos, cell) in cells.iter().enumerate() {
         match cell.parse::<i64>() {
+            Ok(v) if !cell_in_range(columns.fields[pos], v) => {
+                return Err(format!(
+                "column {} ({}) holds {v}, beyond ±2^61 ns, which HWUI does not write; row skipped",
+                pos + 1,
+                columns.names[pos],
+            ))
+            }
             Ok(v) => values.push(v),
             Err(_) => {
                 return Err(format!(
@@ -657,6 +751,7 @@ pub fn parse(text: &str) -> Result<Dump, GfxinfoError> {
         window: None,
         window_summary: None,
         view_root: None,
+        diagnostics_dropped: 0,
     };
     let mut summaries_seen = 0usize;
     let mut i = 0;
@@ -690,6 +785,15 @@ pub fn parse(text: &str) -> Result<Dump, GfxinfoError> {
     }
     p.end_process();
     p.dump.diagnostics.sort_by_key(|d| d.line);
+    if p.diagnostics_dropped > 0 {
+        p.dump.diagnostics.push(Diagnostic {
+            line: 0,
+            message: format!(
+                "{} more warnings not listed (only the first {MAX_DIAGNOSTICS} are)",
+                p.diagnostics_dropped
+            ),
+        });
+    }
 
     if p.dump.windows.is_empty() {
         let hint = if summaries_seen > 0 {

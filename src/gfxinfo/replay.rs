@@ -115,7 +115,11 @@ pub struct WindowReport {
     /// Data lines in the block (parsed or not).
     pub rows: usize,
     pub bad_rows: usize,
+    /// Every replayed row (empty from [`replay_window_each`], which hands them out).
     pub frames: Vec<FrameReport>,
+    /// How many rows were replayed, and how many of them JankTracker judged.
+    pub frame_count: usize,
+    pub judged: usize,
     /// None when the block could not be replayed.
     pub summary: Option<Summary>,
     pub printed: Option<PrintedSummary>,
@@ -131,7 +135,7 @@ fn infer_interval(rows: &[FrameInfo]) -> Option<i64> {
         .windows(2)
         .map(|w| {
             w[1].get(I::IntendedVsync)
-                .wrapping_sub(w[0].get(I::IntendedVsync))
+                .saturating_sub(w[0].get(I::IntendedVsync))
         })
         .filter(|g| *g >= MIN_GAP)
         .collect();
@@ -163,6 +167,19 @@ fn metrics_source(columns: &ColumnLayout) -> MetricsSource {
 /// interval (one vsync of budget); SwapBuffersCompleted and GpuCompleted = FrameCompleted
 /// (what HWUI itself stores when it has no GPU fence); DequeueBufferDuration = 0.
 pub fn replay_window(w: &WindowDump, opts: &ReplayOptions) -> WindowReport {
+    let mut frames = Vec::new();
+    let mut report = replay_window_each(w, opts, &mut |f| frames.push(f));
+    report.frames = frames;
+    report
+}
+
+/// [`replay_window`] handing each frame to `sink` as it is judged instead of keeping them:
+/// the report's `frames` stay empty, so a window of any size costs one frame at a time.
+pub fn replay_window_each(
+    w: &WindowDump,
+    opts: &ReplayOptions,
+    sink: &mut dyn FnMut(FrameReport),
+) -> WindowReport {
     let block = &w.block;
     let mut report = WindowReport {
         window: w.name.clone(),
@@ -175,6 +192,8 @@ pub fn replay_window(w: &WindowDump, opts: &ReplayOptions) -> WindowReport {
         rows: block.rows.len() + block.bad_rows,
         bad_rows: block.bad_rows,
         frames: Vec::new(),
+        frame_count: 0,
+        judged: 0,
         summary: None,
         printed: w.summary.clone(),
         printed_source: w.summary_source,
@@ -215,7 +234,7 @@ pub fn replay_window(w: &WindowDump, opts: &ReplayOptions) -> WindowReport {
         let iv = f.get(I::IntendedVsync);
         let fc = f.get(I::FrameCompleted);
         if !columns.has(I::FrameDeadline) {
-            f.set(I::FrameDeadline, iv.wrapping_add(f.get(I::FrameInterval)));
+            f.set(I::FrameDeadline, iv.saturating_add(f.get(I::FrameInterval)));
         }
         if !columns.has(I::SwapBuffersCompleted) {
             f.set(I::SwapBuffersCompleted, fc);
@@ -257,7 +276,9 @@ pub fn replay_window(w: &WindowDump, opts: &ReplayOptions) -> WindowReport {
         } else {
             (None, None, None)
         };
-        report.frames.push(FrameReport {
+        report.frame_count += 1;
+        report.judged += usize::from(verdict.is_some());
+        sink(FrameReport {
             line: row.line,
             vsync_id: columns
                 .has(I::FrameTimelineVsyncId)
@@ -446,30 +467,39 @@ IssueDrawCommandsStart,SwapBuffers,FrameCompleted,DequeueBufferDuration,QueueBuf
         assert!(r.frames.is_empty());
     }
 
-    #[test]
-    fn extreme_values_never_panic() {
-        // Every cell of a 23-column row set to combinations of extreme values: the replay
-        // wraps like the device's int64 arithmetic instead of overflowing.
-        let header = "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,\
+    const H23: &str = "Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,InputEventId,\
 HandleInputStart,AnimationStart,PerformTraversalsStart,DrawStart,FrameDeadline,FrameInterval,\
 FrameStartTime,SyncQueued,SyncStart,IssueDrawCommandsStart,SwapBuffers,FrameCompleted,\
 DequeueBufferDuration,QueueBufferDuration,GpuCompleted,SwapBuffersCompleted,\
 DisplayPresentTime,CommandSubmissionCompleted,";
-        let extremes = [i64::MIN, -1, 0, 1, i64::MAX, 16_666_667];
+
+    /// Rows of 23 cells alternating between every pair of `extremes`.
+    fn extreme_rows(extremes: &[i64]) -> Vec<String> {
         let mut rows = Vec::new();
         for (k, a) in extremes.iter().enumerate() {
-            for b in &extremes {
+            for b in extremes {
                 let row: Vec<String> = (0..23)
                     .map(|i| if (i + k) % 2 == 0 { a } else { b }.to_string())
                     .collect();
                 rows.push(format!("{},", row.join(",")));
             }
         }
+        rows
+    }
+
+    #[test]
+    fn extreme_values_never_panic_or_wrap() {
+        // Every cell at the edge of what the parser accepts (±2^61): the replay neither
+        // panics nor wraps (every duration it reports is a real difference, never negative
+        // from an overflow).
+        let m = crate::gfxinfo::parser::MAX_CELL_MAGNITUDE;
+        let rows = extreme_rows(&[-m, -1, 0, 1, m, 16_666_667]);
         let d = parse(&format!(
-            "---PROFILEDATA---\n{header}\n{}\n---PROFILEDATA---\n",
+            "---PROFILEDATA---\n{H23}\n{}\n---PROFILEDATA---\n",
             rows.join("\n")
         ))
         .unwrap();
+        assert!(d.diagnostics.is_empty(), "{:?}", d.diagnostics);
         for forgiveness in [0, 4 * MS] {
             let opts = ReplayOptions {
                 dequeue_forgiveness_ns: forgiveness,
@@ -477,7 +507,28 @@ DisplayPresentTime,CommandSubmissionCompleted,";
             };
             let r = replay_window(&d.windows[0], &opts);
             assert_eq!(r.frames.len(), rows.len());
+            for v in r.frames.iter().filter_map(|f| f.verdict.as_ref()) {
+                assert!(v.legacy.duration_ns >= 0, "{v:?}");
+                assert!(v.total_duration_ns >= 0, "{v:?}");
+            }
         }
+    }
+
+    #[test]
+    fn cells_hwui_cannot_write_are_refused_by_row() {
+        // -2^63 used to be replayed, and durations wrapped (9223057180137442846 ns).
+        let rows = extreme_rows(&[i64::MIN, 0, 16_666_667]);
+        let d = parse(&format!(
+            "---PROFILEDATA---\n{H23}\n{}\n---PROFILEDATA---\n",
+            rows.join("\n")
+        ))
+        .unwrap();
+        // Only the rows without -2^63 (both halves of the pair from {0, 16_666_667}) remain.
+        assert_eq!(d.windows[0].block.rows.len(), 4);
+        assert_eq!(d.windows[0].block.bad_rows, 5);
+        assert!(d.diagnostics[0]
+            .message
+            .contains("holds -9223372036854775808, beyond ±2^61 ns"));
     }
 
     #[test]

@@ -33,6 +33,7 @@ use crate::trace::clock::ClockTracker;
 use crate::trace::fields as f;
 use crate::trace::ftrace_ids as fid;
 use crate::trace::interned::InternedData;
+use crate::trace::limits::{self, Budget};
 use crate::trace::reader::{PacketReader, ReadError, TraceSource};
 use crate::trace::sort::{
     CompactSwitch, CompactWaking, EventSink, PacketEvent, Sorter, TrackEventMeta,
@@ -438,12 +439,26 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     let started = Instant::now();
     let mut last_report = Instant::now();
     let mut packets = 0u64;
+    // One budget for every decompressed byte: a gzip / zstd file's own stream and the
+    // compressed_packets blobs inside it.
+    tok.budget = Budget::new(limits::default_budget(total));
     loop {
+        let before = reader.offset();
+        reader.set_stop_at(before.saturating_add(tok.budget.remaining()));
+        let decompressing = reader.decompressing();
         match reader.next_packet() {
             Ok(Some(p)) => {
                 packets += 1;
+                if decompressing {
+                    tok.budget.charge(p.end - before);
+                }
                 let (bytes, offset) = (p.bytes, p.offset);
                 tok.packet(bytes, offset, &mut imp);
+            }
+            Ok(None) if packets == 0 => {
+                return Err(ReadError::NoPackets {
+                    bytes: reader.offset(),
+                })
             }
             Ok(None) => break,
             Err(e) if packets == 0 => return Err(e),
@@ -453,11 +468,19 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
                         .store
                         .set_metadata("trace_damaged_at_offset", MetaValue::Int(off as i64));
                 }
-                imp.ctx.store.stat(
-                    "trace_truncated_or_corrupt",
-                    crate::store::Severity::DataLoss,
-                    "The trace ended in the middle of a packet or was corrupt; everything after the damage was ignored.",
-                );
+                if matches!(e, ReadError::BudgetExhausted { .. }) {
+                    imp.ctx.store.stat(
+                        limits::BUDGET_STAT,
+                        crate::store::Severity::DataLoss,
+                        limits::BUDGET_STAT_DESCRIPTION,
+                    );
+                } else {
+                    imp.ctx.store.stat(
+                        "trace_truncated_or_corrupt",
+                        crate::store::Severity::DataLoss,
+                        "The trace ended in the middle of a packet or was corrupt; everything after the damage was ignored.",
+                    );
+                }
                 warnings.push(format!(
                     "{e}; imported the {packets} complete packets before it"
                 ));

@@ -303,7 +303,8 @@ pub fn render_table(r: &AnalyzeReport) -> String {
             }
         }
     }
-    out
+    // A name that slipped through unescaped still cannot drive the terminal.
+    super::visible::visible_lines(&out).into_owned()
 }
 
 fn md_escape(s: &str) -> String {

@@ -5,7 +5,11 @@ pub mod analyze_text;
 pub mod causes_text;
 pub mod doctor_text;
 pub mod html;
+pub mod stream_grid;
 pub mod verdicts;
+pub mod visible;
+
+pub use stream_grid::StreamGrid;
 
 /// Rows (the first is the header) as an aligned text table, the style every command uses.
 pub fn grid<R, C>(rows: R) -> String
@@ -16,7 +20,14 @@ where
 {
     let mut b = tabled::builder::Builder::default();
     for r in rows {
-        b.push_record(r.into_iter().map(Into::into));
+        // Cells hold names from the trace: no raw control characters on a terminal.
+        b.push_record(r.into_iter().map(|c| {
+            let c: String = c.into();
+            match visible::visible(&c) {
+                std::borrow::Cow::Owned(e) => e,
+                std::borrow::Cow::Borrowed(_) => c,
+            }
+        }));
     }
     let mut t = b.build();
     t.with(tabled::settings::Style::psql());

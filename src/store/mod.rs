@@ -4,6 +4,7 @@
 pub mod android_version;
 pub mod args;
 pub mod processes;
+pub mod read_only;
 pub mod slices;
 pub mod sqlite;
 pub mod strings;

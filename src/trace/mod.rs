@@ -3,8 +3,10 @@
 
 pub mod clock;
 pub mod interned;
+pub mod limits;
 pub mod power_rails;
 pub mod reader;
+pub mod sniff;
 pub mod sort;
 pub mod tokenizer;
 pub mod wire;

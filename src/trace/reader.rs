@@ -16,10 +16,15 @@ pub const MAX_DECOMPRESSED_BYTES: u64 = 128 << 20;
 
 #[derive(Debug, Error)]
 pub enum ReadError {
-    #[error("cannot read {path}: {source}")]
-    Open { path: String, source: io::Error },
-    #[error("I/O error at byte offset {offset}: {source}")]
+    /// The file could not be opened; `reason` is one short phrase ("no such file").
+    #[error("{reason}")]
+    Open { path: String, reason: String },
+    #[error("I/O error at byte offset {offset}: {}", io_reason(source))]
     Io { offset: u64, source: io::Error },
+    #[error("the input is empty (0 bytes): no trace packets to read")]
+    Empty,
+    #[error("no trace packets in the input ({bytes} bytes read)")]
+    NoPackets { bytes: u64 },
     #[error("not a Perfetto trace: {0}")]
     NotATrace(String),
     #[error("trace truncated at byte offset {offset}: packet {index} declares {declared} bytes but the input ends after {available}")]
@@ -35,6 +40,8 @@ pub enum ReadError {
         index: u64,
         what: String,
     },
+    #[error("decompression budget of {limit} bytes used up at byte offset {offset} of the decompressed input (raise it with --max-decompressed-bytes)")]
+    BudgetExhausted { offset: u64, limit: u64 },
 }
 
 impl ReadError {
@@ -43,8 +50,25 @@ impl ReadError {
         match self {
             ReadError::Io { offset, .. }
             | ReadError::Truncated { offset, .. }
-            | ReadError::Corrupt { offset, .. } => Some(*offset),
+            | ReadError::Corrupt { offset, .. }
+            | ReadError::BudgetExhausted { offset, .. } => Some(*offset),
             _ => None,
+        }
+    }
+}
+
+/// An I/O error as a short phrase, without the "(os error N)" Rust appends.
+pub fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        io::ErrorKind::IsADirectory => "it is a directory".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error ") {
+                Some(i) => s[..i].to_string(),
+                None => s,
+            }
         }
     }
 }
@@ -53,20 +77,28 @@ impl ReadError {
 pub struct TraceSource {
     pub name: String,
     pub size: Option<u64>,
+    /// The whole input is gzip or zstd: every byte read is a decompressed byte.
+    pub compressed: bool,
     reader: Box<dyn BufRead + Send>,
 }
 
 impl TraceSource {
     pub fn open(path: &Path) -> Result<Self, ReadError> {
         let name = path.display().to_string();
+        let open_error = |reason: String| ReadError::Open {
+            path: name.clone(),
+            reason,
+        };
         let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if name == "-" {
             (Box::new(io::stdin()), None)
         } else {
-            let f = File::open(path).map_err(|source| ReadError::Open {
-                path: name.clone(),
-                source,
-            })?;
-            let size = f.metadata().ok().map(|m| m.len());
+            let f = File::open(path).map_err(|e| open_error(io_reason(&e)))?;
+            let meta = f.metadata().ok();
+            // Opening a directory succeeds on Linux; reading it does not.
+            if meta.as_ref().is_some_and(|m| m.is_dir()) {
+                return Err(open_error("it is a directory".into()));
+            }
+            let size = meta.filter(|m| m.is_file()).map(|m| m.len());
             (Box::new(f), size)
         };
         Self::from_reader(name, size, raw)
@@ -86,19 +118,23 @@ impl TraceSource {
         let head = buffered
             .fill_buf()
             .map_err(|source| ReadError::Io { offset: 0, source })?;
-        let reader: Box<dyn BufRead + Send> = if head.starts_with(&[0x1f, 0x8b]) {
-            Box::new(BufReader::with_capacity(
-                1 << 20,
-                flate2::bufread::MultiGzDecoder::new(buffered),
-            ))
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            let dec = zstd::stream::read::Decoder::with_buffer(buffered)
-                .map_err(|source| ReadError::Io { offset: 0, source })?;
-            Box::new(BufReader::with_capacity(1 << 20, dec))
-        } else {
-            Box::new(buffered)
-        };
-        Ok(TraceSource { name, size, reader })
+        let (reader, compressed): (Box<dyn BufRead + Send>, bool) =
+            if head.starts_with(&[0x1f, 0x8b]) {
+                let dec = flate2::bufread::MultiGzDecoder::new(buffered);
+                (Box::new(BufReader::with_capacity(1 << 20, dec)), true)
+            } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+                let dec = zstd::stream::read::Decoder::with_buffer(buffered)
+                    .map_err(|source| ReadError::Io { offset: 0, source })?;
+                (Box::new(BufReader::with_capacity(1 << 20, dec)), true)
+            } else {
+                (Box::new(buffered), false)
+            };
+        Ok(TraceSource {
+            name,
+            size,
+            compressed,
+            reader,
+        })
     }
 }
 
@@ -108,6 +144,8 @@ pub struct PacketReader {
     offset: u64,
     index: u64,
     buf: Vec<u8>,
+    /// For compressed input: the decompressed offset the budget allows reading up to.
+    stop_at: Option<u64>,
 }
 
 /// One packet as read: its bytes, where it started and its position in the file.
@@ -115,6 +153,8 @@ pub struct RawPacket<'a> {
     pub bytes: &'a [u8],
     pub offset: u64,
     pub index: u64,
+    /// Offset just past the packet.
+    pub end: u64,
 }
 
 impl PacketReader {
@@ -124,6 +164,7 @@ impl PacketReader {
             offset: 0,
             index: 0,
             buf: Vec::new(),
+            stop_at: None,
         }
     }
 
@@ -135,9 +176,33 @@ impl PacketReader {
         self.src.size
     }
 
+    /// Whether the whole input is decompressed as it is read (gzip / zstd file).
+    pub fn decompressing(&self) -> bool {
+        self.src.compressed
+    }
+
     /// Bytes consumed so far (of the decompressed stream for gzip input).
     pub fn offset(&self) -> u64 {
         self.offset
+    }
+
+    /// For compressed input: read no further than this decompressed offset; going past it
+    /// ends the input with [`ReadError::BudgetExhausted`]. Ignored for plain input.
+    pub fn set_stop_at(&mut self, offset: u64) {
+        if self.src.compressed {
+            self.stop_at = Some(offset);
+        }
+    }
+
+    /// Refuses to read the next `n` bytes when they would go past the budget.
+    fn check_budget(&self, n: u64) -> Result<(), ReadError> {
+        match self.stop_at {
+            Some(stop) if self.offset.saturating_add(n) > stop => Err(ReadError::BudgetExhausted {
+                offset: self.offset,
+                limit: stop,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Reads a varint from the stream; `Ok(None)` at a clean end of input.
@@ -185,6 +250,7 @@ impl PacketReader {
     }
 
     fn skip(&mut self, n: u64, field_start: u64) -> Result<(), ReadError> {
+        self.check_budget(n)?;
         let copied =
             io::copy(&mut (&mut self.src.reader).take(n), &mut io::sink()).map_err(|source| {
                 ReadError::Io {
@@ -204,9 +270,58 @@ impl PacketReader {
         Ok(())
     }
 
+    /// Zero bytes between packets (padding) read as (field 0, varint 0) pairs, which
+    /// trace_processor skips one pair at a time like any unknown varint field. They are
+    /// skipped here a buffer at a time; an odd zero left before other data is read the slow
+    /// way, so the pairing stays exactly trace_processor's.
+    fn skip_zero_pairs(&mut self) -> Result<(), ReadError> {
+        loop {
+            let buf = self.src.reader.fill_buf().map_err(|source| ReadError::Io {
+                offset: self.offset,
+                source,
+            })?;
+            let zeros = buf.iter().take_while(|&&b| b == 0).count();
+            let pairs = zeros & !1;
+            if pairs == 0 {
+                return Ok(());
+            }
+            let whole_buffer = zeros == buf.len();
+            self.check_budget(pairs as u64)?;
+            self.src.reader.consume(pairs);
+            self.offset += pairs as u64;
+            if !whole_buffer {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The first bytes decide whether this is a trace at all: an empty input, or one whose
+    /// first byte is not the tag of `Trace.packet`, is refused with a description of what
+    /// it looks like.
+    fn check_start(&mut self) -> Result<(), ReadError> {
+        let head = self
+            .src
+            .reader
+            .fill_buf()
+            .map_err(|source| ReadError::Io { offset: 0, source })?;
+        match head.first() {
+            None => Err(ReadError::Empty),
+            Some(0x0a) => Ok(()),
+            Some(_) => Err(ReadError::NotATrace(super::sniff::describe(head))),
+        }
+    }
+
     /// The next packet, `Ok(None)` at the end of the input.
     pub fn next_packet(&mut self) -> Result<Option<RawPacket<'_>>, ReadError> {
+        if self.offset == 0 {
+            self.check_start()?;
+        }
         loop {
+            if self.offset > 0 {
+                self.skip_zero_pairs()?;
+            }
+            // Past the budget: stop before the next field (equal is a clean end).
+            self.check_budget(0)?;
             let field_start = self.offset;
             let Some(tag) = self.read_varint()? else {
                 return Ok(None);
@@ -248,6 +363,7 @@ impl PacketReader {
                             ),
                         });
                     }
+                    self.check_budget(len)?;
                     self.buf.clear();
                     // read_to_end grows the buffer as data arrives, so a lying length
                     // prefix costs at most what the input really holds.
@@ -273,6 +389,7 @@ impl PacketReader {
                         bytes: &self.buf,
                         offset: field_start,
                         index,
+                        end: self.offset,
                     }));
                 }
                 _ => {
@@ -387,6 +504,79 @@ mod tests {
     fn garbage_is_not_a_trace() {
         let (_, err) = read_all(vec![0xff, 0x13, 0x00, 0x42]);
         assert!(matches!(err, Some(ReadError::NotATrace(_))));
+    }
+
+    #[test]
+    fn empty_input_is_its_own_error() {
+        let (_, err) = read_all(Vec::new());
+        assert!(matches!(err, Some(ReadError::Empty)));
+    }
+
+    #[test]
+    fn text_formats_are_named() {
+        let (_, err) = read_all(b"{\"traceEvents\":[]}".to_vec());
+        match err {
+            Some(ReadError::NotATrace(m)) => assert!(m.contains("JSON trace"), "{m}"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn zero_padding_is_skipped_in_pairs() {
+        // An even run of zeros is (field 0, varint 0) pairs: the packet after it is read.
+        let mut bytes = frame(&[b"ab"]);
+        bytes.extend(vec![0u8; 3 << 20]);
+        bytes.extend(frame(&[b"cd"]));
+        let (got, err) = read_all(bytes);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(got, vec![b"ab".to_vec(), b"cd".to_vec()]);
+        // An odd run leaves a field-0 tag whose varint value is the next packet's tag byte
+        // (0x0a): trace_processor's pairing swallows it, and the rest is skipped as fields.
+        let mut odd = frame(&[b"ab"]);
+        odd.extend(vec![0u8; 5]);
+        odd.extend(frame(&[b"cd"]));
+        let (got, _) = read_all(odd);
+        assert_eq!(got, vec![b"ab".to_vec()]);
+        // Padding to the end of the input is a clean end.
+        let mut tail = frame(&[b"ab"]);
+        tail.extend(vec![0u8; (1 << 20) + 2]);
+        let (got, err) = read_all(tail);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(got.len(), 1);
+    }
+
+    #[test]
+    fn a_compressed_input_stops_at_its_budget() {
+        let mut plain = frame(&[b"first"]);
+        plain.extend(vec![0u8; 64 << 20]);
+        plain.extend(frame(&[b"after the padding"]));
+        let z = zstd::encode_all(&plain[..], 1).unwrap();
+        let mut r = PacketReader::new(TraceSource::from_bytes("t", z).unwrap());
+        assert!(r.decompressing());
+        r.set_stop_at(1 << 20);
+        assert_eq!(r.next_packet().unwrap().unwrap().bytes, b"first");
+        match r.next_packet() {
+            Err(ReadError::BudgetExhausted { limit, .. }) => assert_eq!(limit, 1 << 20),
+            other => panic!("unexpected {:?}", other.map(|p| p.map(|p| p.offset))),
+        }
+        // Plain input ignores the limit: nothing is decompressed.
+        let mut r = PacketReader::new(TraceSource::from_bytes("t", plain).unwrap());
+        r.set_stop_at(1);
+        assert!(r.next_packet().unwrap().is_some());
+        assert_eq!(
+            r.next_packet().unwrap().unwrap().bytes,
+            b"after the padding"
+        );
+    }
+
+    #[test]
+    fn open_errors_are_one_phrase() {
+        let e = TraceSource::open(Path::new("/nonexistent/x.pftrace"))
+            .err()
+            .unwrap();
+        assert_eq!(e.to_string(), "no such file or directory");
+        let e = TraceSource::open(&std::env::temp_dir()).err().unwrap();
+        assert_eq!(e.to_string(), "it is a directory");
     }
 
     #[test]

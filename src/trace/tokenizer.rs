@@ -8,8 +8,9 @@ use super::clock::{self, ClockKey, ClockTracker};
 use super::fields as f;
 use super::ftrace_ids as fid;
 use super::interned::InternedData;
+use super::limits::{self, Budget, MAX_COMPRESSION_NESTING};
 use super::power_rails;
-use super::reader::{decompress, MAX_DECOMPRESSED_BYTES};
+use super::reader::{decompress, DecompressError, MAX_DECOMPRESSED_BYTES};
 use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
 use super::wire::{put_varint, Fields, PackedVarints, Value};
 use crate::protos;
@@ -102,7 +103,21 @@ pub struct Tokenizer {
     eof: bool,
     /// Problems worth telling the user about (the caller decides how).
     pub warnings: Vec<String>,
+    /// Warnings per kind beyond the first few, summarised by `finish`.
+    warnings_held_back: Vec<(&'static str, u64)>,
+    /// Decompressed bytes this trace may still produce (shared with a compressed file's
+    /// own decompression by the loader).
+    pub budget: Budget,
+    /// How many `compressed_packets` blobs enclose the packet being tokenized.
+    nesting: u32,
+    /// SystemInfo.num_cpus: no ftrace bundle can come from a CPU at or above it.
+    num_cpus: Option<u32>,
 }
+
+/// trace_processor refuses a bundle from a CPU at or above this as corruption.
+const MAX_CPUS: u32 = 1024;
+/// Warnings of one kind kept word for word; later ones are only counted.
+const WARNINGS_PER_KIND: u64 = 3;
 
 struct Header<'a> {
     timestamp: Option<u64>,
@@ -210,7 +225,36 @@ impl Tokenizer {
             deferred: Vec::new(),
             eof: false,
             warnings: Vec::new(),
+            warnings_held_back: Vec::new(),
+            budget: Budget::new(limits::budget_for(None)),
+            nesting: 0,
+            num_cpus: None,
         }
+    }
+
+    /// Keeps the first few warnings of each kind; the rest are counted for `finish`.
+    fn warn(&mut self, kind: &'static str, message: String) {
+        let seen = match self.warnings_held_back.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.warnings_held_back.push((kind, 1));
+                1
+            }
+        };
+        if seen <= WARNINGS_PER_KIND {
+            self.warnings.push(message);
+        }
+    }
+
+    /// The CPUs an ftrace bundle may come from: below 1024 (trace_processor's bound) and
+    /// below the device's CPU count when SystemInfo gave it.
+    fn ftrace_cpu_limit(&self) -> u32 {
+        self.num_cpus
+            .filter(|&n| n > 0)
+            .map_or(MAX_CPUS, |n| n.min(MAX_CPUS))
     }
 
     /// Tokenizes one top-level packet. Malformed packets are counted and skipped.
@@ -315,6 +359,7 @@ impl Tokenizer {
         }
         if field == f::SYSTEM_INFO {
             if let Ok(info) = protos::SystemInfo::decode(data) {
+                self.num_cpus = info.num_cpus.or(self.num_cpus);
                 host.on_system_info(&info);
             }
             return;
@@ -354,7 +399,7 @@ impl Tokenizer {
         self.latest_ts = self.latest_ts.max(ts);
 
         if field == f::FTRACE_EVENTS {
-            self.ftrace_bundle(data, seq_id, host);
+            self.ftrace_bundle(data, seq_id, offset, host);
             return;
         }
         if !self.wanted.packets.contains(&field) {
@@ -459,21 +504,62 @@ impl Tokenizer {
         }
     }
 
+    /// Expands a `compressed_packets` / `zstd_compressed_packets` blob and tokenizes the
+    /// packets inside it, within the nesting limit and the trace's decompression budget.
+    /// `offset` is the top-level packet the blob came in (nested blobs report the same).
     fn compressed(&mut self, data: &[u8], zstd: bool, offset: u64, host: &mut dyn TokenizerHost) {
-        let inner = match decompress(data, zstd, MAX_DECOMPRESSED_BYTES) {
+        if self.nesting >= MAX_COMPRESSION_NESTING {
+            host.store().stat(
+                "compressed_packets_nesting_too_deep",
+                Severity::DataLoss,
+                "A compressed_packets blob nested deeper than frameprobe expands was skipped.",
+            );
+            self.warn(
+                "compressed_packets_nesting_too_deep",
+                format!(
+                    "compressed packets at byte offset {offset} skipped: nested more than {MAX_COMPRESSION_NESTING} levels deep"
+                ),
+            );
+            return;
+        }
+        let budget_left = self.budget.remaining();
+        let limit = budget_left.min(MAX_DECOMPRESSED_BYTES);
+        let inner = match decompress(data, zstd, limit) {
             Ok(v) => v,
+            Err(DecompressError::TooLarge { .. }) if limit == budget_left => {
+                self.budget.charge(limit);
+                host.store().stat(
+                    limits::BUDGET_STAT,
+                    Severity::DataLoss,
+                    limits::BUDGET_STAT_DESCRIPTION,
+                );
+                self.warn(
+                    limits::BUDGET_STAT,
+                    format!(
+                        "compressed packets at byte offset {offset} skipped: the decompression budget of {} bytes is used up (raise it with --max-decompressed-bytes)",
+                        self.budget.limit
+                    ),
+                );
+                return;
+            }
             Err(e) => {
+                if let DecompressError::TooLarge { limit } = e {
+                    self.budget.charge(limit);
+                }
                 host.store().stat(
                     "compressed_packets_invalid",
                     Severity::DataLoss,
                     "A compressed_packets blob was corrupt or expanded beyond the limit and was skipped.",
                 );
-                self.warnings.push(format!(
-                    "compressed packets at byte offset {offset} skipped: {e}"
-                ));
+                self.warn(
+                    "compressed_packets_invalid",
+                    format!("compressed packets at byte offset {offset} skipped: {e}"),
+                );
                 return;
             }
         };
+        self.budget.charge(inner.len() as u64);
+        self.nesting += 1;
         for field in Fields::new(&inner) {
             match field {
                 Ok((1, Value::Bytes(p))) => self.packet(p, offset, host),
@@ -484,6 +570,7 @@ impl Tokenizer {
                 }
             }
         }
+        self.nesting -= 1;
     }
 
     fn clock_snapshot(&mut self, data: &[u8], seq_id: u32) {
@@ -548,7 +635,13 @@ impl Tokenizer {
         }
     }
 
-    fn ftrace_bundle(&mut self, data: &[u8], seq_id: u32, host: &mut dyn TokenizerHost) {
+    fn ftrace_bundle(
+        &mut self,
+        data: &[u8],
+        seq_id: u32,
+        offset: u64,
+        host: &mut dyn TokenizerHost,
+    ) {
         let mut cpu = None;
         let mut ftrace_clock = None;
         let mut ftrace_ts = None;
@@ -588,11 +681,26 @@ impl Tokenizer {
             );
             return;
         };
-        if cpu >= 1024 {
+        // A CPU that cannot exist is damage: the bundle is dropped whole, so neither its
+        // events nor its "data valid from" timestamp (which would crop every earlier event
+        // of every CPU) are used. trace_processor stops the import at a CPU >= 1024 and
+        // accepts any lower one; see docs/fidelity.md.
+        let cpu_limit = self.ftrace_cpu_limit();
+        if cpu >= cpu_limit {
             host.store().stat(
-                "ftrace_bundle_tokenizer_errors",
+                "ftrace_bundle_cpu_out_of_range",
                 Severity::DataLoss,
-                "An ftrace bundle was malformed; the events after the damage were dropped.",
+                "An ftrace bundle named a CPU the device cannot have (at or above SystemInfo.num_cpus, or 1024) and was dropped.",
+            );
+            let bound = match self.num_cpus {
+                Some(n) if n > 0 && n < MAX_CPUS => format!("the device has {n} CPUs"),
+                _ => format!("CPUs are numbered below {MAX_CPUS}"),
+            };
+            self.warn(
+                "ftrace_bundle_cpu_out_of_range",
+                format!(
+                    "ftrace bundle at byte offset {offset} dropped: it names CPU {cpu}, but {bound}"
+                ),
             );
             return;
         }
@@ -867,6 +975,14 @@ impl Tokenizer {
         for (bytes, offset) in std::mem::take(&mut self.deferred) {
             self.packet(&bytes, offset, host);
         }
+        for (kind, n) in std::mem::take(&mut self.warnings_held_back) {
+            if n > WARNINGS_PER_KIND {
+                self.warnings.push(format!(
+                    "{} more warnings like the above ({kind}; see the stats table)",
+                    n - WARNINGS_PER_KIND
+                ));
+            }
+        }
         self.sorter.extract_all(host);
         let dropped = self.sorter.negative_ts_dropped;
         if dropped > 0 {
@@ -913,3 +1029,6 @@ fn blocked_reason_caller(ev: &[u8]) -> Option<u64> {
         .find(|(id, _)| *id == 2)
         .map(|(_, v)| v.as_u64())
 }
+
+#[cfg(test)]
+mod tests;

@@ -15,7 +15,13 @@ pub enum WireError {
     WireType { at: usize, wire_type: u8 },
     #[error("truncated fixed-size field at byte {0}")]
     Fixed(usize),
+    #[error("field number {field} at byte {at} is above protobuf's maximum (2^29 - 1)")]
+    FieldNumber { at: usize, field: u64 },
 }
+
+/// The largest field number protobuf allows. trace_processor's decoder truncates a larger
+/// one to 32 bits (so 2^32 + 50 would read as field 50); frameprobe treats it as damage.
+pub const MAX_FIELD_NUMBER: u64 = (1 << 29) - 1;
 
 /// One field as it appears on the wire.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,6 +148,12 @@ impl<'a> Fields<'a> {
     fn next_field(&mut self) -> Result<(u32, Value<'a>), WireError> {
         let start = self.pos;
         let (tag, p) = read_varint(self.buf, self.pos)?;
+        if tag >> 3 > MAX_FIELD_NUMBER {
+            return Err(WireError::FieldNumber {
+                at: start,
+                field: tag >> 3,
+            });
+        }
         let field = (tag >> 3) as u32;
         let wire_type = (tag & 7) as u8;
         let (value, next) = match wire_type {
@@ -272,7 +284,7 @@ pub fn repeated(buf: &[u8], id: u32) -> impl Iterator<Item = Value<'_>> {
 
 /// Builds a message field by field (for tests that hand-make packets).
 #[cfg(test)]
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Msg(pub Vec<u8>);
 
 #[cfg(test)]
@@ -326,6 +338,36 @@ mod tests {
             }))
         ));
         assert!(it.next().is_none());
+    }
+
+    #[test]
+    fn field_numbers_above_2_pow_29_are_damage_not_aliases() {
+        // Field 2^32 + 50 (length-delimited) would be compressed_packets if truncated to u32.
+        let mut buf = Vec::new();
+        put_varint(&mut buf, (((1u64 << 32) + 50) << 3) | 2);
+        buf.extend_from_slice(&[1, 0xaa]);
+        let mut it = Fields::new(&buf);
+        assert_eq!(
+            it.next(),
+            Some(Err(WireError::FieldNumber {
+                at: 0,
+                field: (1 << 32) + 50
+            }))
+        );
+        // 2^29 - 1 is the largest valid field number.
+        let mut ok = Vec::new();
+        put_field(&mut ok, MAX_FIELD_NUMBER as u32, Value::Varint(7));
+        assert_eq!(
+            Fields::new(&ok).next(),
+            Some(Ok((MAX_FIELD_NUMBER as u32, Value::Varint(7))))
+        );
+        let mut over = Vec::new();
+        put_varint(&mut over, (MAX_FIELD_NUMBER + 1) << 3);
+        over.push(7);
+        assert!(matches!(
+            Fields::new(&over).next(),
+            Some(Err(WireError::FieldNumber { .. }))
+        ));
     }
 
     #[test]

@@ -357,6 +357,7 @@ mod tests {
             api_level: 34,
             problem: None,
             trust_reasons: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -409,6 +410,7 @@ mod tests {
                 metrics,
             }],
             errors: vec!["candidate: x.perfetto-trace: <bad & \"odd\">".into()],
+            warnings: Vec::new(),
         };
         let d = vec![CompareDistributions::new(test, &b, &c)];
         (r, d)
