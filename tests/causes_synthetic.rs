@@ -167,6 +167,12 @@ fn each_link_carries_the_planted_evidence() {
         c["cpu"]["ran_instead"][0]["ms"].as_f64(),
         Some(ms(Cause::Runnable.ns()))
     );
+    // CPU 0 has the lowest of the CpuInfo capacities: a little core, at its cpufreq.
+    assert_eq!(c["cpu"]["cluster"], "little");
+    assert_eq!(
+        c["cpu"]["freq_khz"].as_f64(),
+        Some(causes::CPU0_FREQ_KHZ as f64)
+    );
 
     let s = link_of(Cause::ShaderCompile);
     assert_eq!(s["slice_name"], "shader_compile");

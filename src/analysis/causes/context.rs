@@ -33,6 +33,7 @@ pub struct Ctx<'a> {
     flows_out: OnceCell<HashMap<SliceId, SliceId>>,
     sched_by_cpu: OnceCell<Vec<Vec<u32>>>,
     pub(super) cpu_counters: OnceCell<super::cpu::CpuCounters>,
+    by_vsync: OnceCell<super::frame_slices::ByVsync>,
 }
 
 impl<'a> Ctx<'a> {
@@ -57,6 +58,7 @@ impl<'a> Ctx<'a> {
             flows_out: OnceCell::new(),
             sched_by_cpu: OnceCell::new(),
             cpu_counters: OnceCell::new(),
+            by_vsync: OnceCell::new(),
         }
     }
 
@@ -101,6 +103,12 @@ impl<'a> Ctx<'a> {
             }
             out
         })
+    }
+
+    /// Every process's doFrame / DrawFrame slices by vsync id, on any thread.
+    pub fn by_vsync(&self) -> &super::frame_slices::ByVsync {
+        self.by_vsync
+            .get_or_init(|| super::frame_slices::ByVsync::build(self))
     }
 
     /// End of a slice; an unfinished one lasts forever.

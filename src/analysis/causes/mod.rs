@@ -16,6 +16,7 @@ pub mod blocking_calls;
 pub mod categories;
 pub mod context;
 pub mod cpu;
+pub mod frame_slices;
 pub mod gc;
 pub mod io;
 pub mod locks;
@@ -29,8 +30,10 @@ use std::collections::BTreeMap;
 
 use super::blame::ms;
 use super::frames::Frame;
+use super::index::Span;
 use categories::Category;
 use context::Ctx;
+use frame_slices::FrameSlices;
 pub use model::*;
 use timeline::{Idle, Piece};
 
@@ -56,21 +59,26 @@ struct Lane {
     idle: Idle,
 }
 
-fn window(frame: &Frame) -> Option<Window> {
+fn window(frame: &Frame, fs: &FrameSlices) -> Option<Window> {
     let t = frame.timeline.as_ref();
-    let (ts, from) = match (t.and_then(|t| t.expected), frame.ui) {
+    let (ts, from) = match (t.and_then(|t| t.expected), fs.ui) {
         (Some(e), _) => (e.ts, "expected_start"),
         (None, Some(u)) => (u.ts, "do_frame_start"),
         (None, None) => (frame.ts, "frame_start"),
     };
-    if frame.dur < 0 {
-        return None;
-    }
-    let end_ts = frame.ts + frame.dur;
-    let to = if t.is_some() {
-        "actual_end"
+    let done = |s: Option<Span>| s.filter(|s| s.complete()).map(|s| s.end());
+    // An actual frame that never ended (dur -1) ends, for its chain, with its slices.
+    let (end_ts, to) = if frame.dur >= 0 {
+        let to = if t.is_some() {
+            "actual_end"
+        } else {
+            "frame_end"
+        };
+        (frame.ts + frame.dur, to)
+    } else if let Some(e) = done(fs.rt) {
+        (e, "draw_frame_end")
     } else {
-        "frame_end"
+        (done(fs.ui)?, "do_frame_end")
     };
     (end_ts > ts).then(|| Window {
         ts,
@@ -83,10 +91,10 @@ fn window(frame: &Frame) -> Option<Window> {
 }
 
 /// The critical-path lanes tiling [w.ts, w.end_ts).
-fn lanes(ctx: &Ctx<'_>, frame: &Frame, w: &Window) -> Vec<Lane> {
+fn lanes(ctx: &Ctx<'_>, fs: &FrameSlices, w: &Window) -> Vec<Lane> {
     let clip = |x: i64| x.clamp(w.ts, w.end_ts);
-    let ui = frame.ui.filter(|u| u.complete());
-    let rt = frame.rt.filter(|r| r.complete());
+    let ui = fs.ui.filter(|u| u.complete());
+    let rt = fs.rt.filter(|r| r.complete());
     let ui_utid = ui.and_then(|u| ctx.utid_of_slice(u.id));
     let rt_utid = rt.and_then(|r| ctx.utid_of_slice(r.id));
     let mut out = Vec::new();
@@ -124,8 +132,9 @@ fn lanes(ctx: &Ctx<'_>, frame: &Frame, w: &Window) -> Vec<Lane> {
 
 /// The cause chain of `frame`; None when the frame has no complete window.
 pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
-    let w = window(frame)?;
-    let lanes = lanes(ctx, frame, &w);
+    let fs = frame_slices::resolve(ctx, frame);
+    let w = window(frame, &fs)?;
+    let lanes = lanes(ctx, &fs, &w);
     let mut phases = Vec::new();
     let mut links: Vec<Link> = Vec::new();
     // The RenderThread's attribution over the whole window, for what it did while the UI
@@ -147,7 +156,10 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
         });
         let Some(utid) = lane.utid else {
             links.push(render_thread::after_render_thread(
-                frame, lane.start, lane.end,
+                frame,
+                fs.matched_by.is_some(),
+                lane.start,
+                lane.end,
             ));
             continue;
         };
@@ -171,7 +183,7 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
     }
     let mut links = cap_links(links);
     links.sort_by_key(|l| l.ts);
-    let threads: Vec<Utid> = [frame.ui, frame.rt]
+    let threads: Vec<Utid> = [fs.ui, fs.rt]
         .into_iter()
         .flatten()
         .filter_map(|s| ctx.utid_of_slice(s.id))
@@ -182,6 +194,11 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
     let sentence = sentence(&w, &by_category, &links);
     Some(CauseChain {
         window: w,
+        frame_slices: FrameSliceIds {
+            do_frame: fs.ui.map(|s| s.id),
+            draw_frame: fs.rt.map(|s| s.id),
+            matched_by: fs.matched_by,
+        },
         phases,
         primary,
         by_category,
@@ -562,5 +579,96 @@ impl Aggregate {
             top_by_frames: self.all.top(true, TOP_N),
             by_layer,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::frames::Timeline;
+
+    fn span(id: u32, ts: i64, dur: i64) -> Span {
+        Span { id, ts, dur }
+    }
+
+    fn frame(ts: i64, dur: i64, expected: Option<Span>) -> Frame {
+        Frame {
+            upid: 1,
+            layer: None,
+            frame_id: Some(1),
+            ts,
+            dur,
+            ui: None,
+            rt: None,
+            timeline: expected.map(|e| Timeline {
+                actual: span(9, ts, dur),
+                expected: Some(e),
+                token: 1,
+                display_token: 2,
+                jank_type: String::new(),
+                jank_mask: 0,
+                jank_tag: String::new(),
+                present_type: String::new(),
+                on_time_finish: false,
+                gpu_composition: false,
+                prediction_type: String::new(),
+                display: None,
+            }),
+            buffer: None,
+        }
+    }
+
+    fn slices(ui: Option<Span>, rt: Option<Span>) -> FrameSlices {
+        FrameSlices {
+            ui,
+            rt,
+            matched_by: Some(frame_slices::BY_FRAME_MODEL),
+        }
+    }
+
+    fn ends(w: Option<Window>) -> Option<(i64, i64, &'static str, &'static str)> {
+        w.map(|w| (w.ts, w.end_ts, w.from, w.to))
+    }
+
+    #[test]
+    fn window_from_expected_or_do_frame_start_to_the_frame_end() {
+        let ui = Some(span(1, 105, 20));
+        let rt = Some(span(2, 125, 30));
+        // FrameTimeline: expected start to the actual frame's end.
+        let f = frame(104, 60, Some(span(3, 100, 16)));
+        assert_eq!(
+            ends(window(&f, &slices(ui, rt))),
+            Some((100, 164, "expected_start", "actual_end"))
+        );
+        // Without it: doFrame start to the frame's end.
+        let f = frame(105, 50, None);
+        assert_eq!(
+            ends(window(&f, &slices(ui, rt))),
+            Some((105, 155, "do_frame_start", "frame_end"))
+        );
+        assert_eq!(
+            ends(window(&f, &slices(None, rt))),
+            Some((105, 155, "frame_start", "frame_end"))
+        );
+    }
+
+    #[test]
+    fn an_actual_frame_that_never_ended_ends_with_its_slices() {
+        let f = frame(104, -1, Some(span(3, 100, 16)));
+        let ui = Some(span(1, 105, 20));
+        let rt = Some(span(2, 125, 30));
+        assert_eq!(
+            ends(window(&f, &slices(ui, rt))),
+            Some((100, 155, "expected_start", "draw_frame_end"))
+        );
+        // An unfinished DrawFrame: the doFrame's end.
+        let open_rt = Some(span(2, 125, -1));
+        assert_eq!(
+            ends(window(&f, &slices(ui, open_rt))),
+            Some((100, 125, "expected_start", "do_frame_end"))
+        );
+        // Nothing ended: no window.
+        assert_eq!(ends(window(&f, &slices(None, open_rt))), None);
+        assert_eq!(ends(window(&f, &slices(None, None))), None);
     }
 }

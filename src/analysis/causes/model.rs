@@ -17,8 +17,21 @@ pub struct Window {
     /// `do_frame_start` or `frame_start`.
     pub from: &'static str,
     /// Where it ends: `actual_end` (FrameTimeline actual surface frame) or `frame_end`
-    /// (the end of the frame's last DrawFrame, without FrameTimeline).
+    /// (the end of the frame's last DrawFrame, without FrameTimeline); for an actual frame
+    /// that never ended (dur -1), `draw_frame_end` or `do_frame_end`.
     pub to: &'static str,
+}
+
+/// The doFrame and DrawFrame the chain followed.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameSliceIds {
+    pub do_frame: Option<u32>,
+    pub draw_frame: Option<u32>,
+    /// `frame_model` (the frame's own main-thread doFrame and RenderThread DrawFrame) or
+    /// `vsync_id_any_thread` (slices of the frame's vsync id on another thread of the
+    /// process, as Perfetto's `android_frames_choreographer_do_frame` finds them); null when
+    /// there are none.
+    pub matched_by: Option<&'static str>,
 }
 
 /// One phase of the frame's critical path; the phases tile the window.
@@ -191,6 +204,7 @@ pub struct CategoryTotal {
 #[derive(Debug, Clone, Serialize)]
 pub struct CauseChain {
     pub window: Window,
+    pub frame_slices: FrameSliceIds,
     pub phases: Vec<Phase>,
     /// The category with the most time (ties: the first in time).
     pub primary: Option<CategoryTotal>,
