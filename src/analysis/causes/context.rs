@@ -34,6 +34,8 @@ pub struct Ctx<'a> {
     sched_by_cpu: OnceCell<Vec<Vec<u32>>>,
     pub(super) cpu_counters: OnceCell<super::cpu::CpuCounters>,
     by_vsync: OnceCell<super::frame_slices::ByVsync>,
+    /// Perfetto's boundaries of the frames inside CUJs (empty without CUJs).
+    pub cuj_frames: super::cuj::CujFrames,
 }
 
 impl<'a> Ctx<'a> {
@@ -59,7 +61,14 @@ impl<'a> Ctx<'a> {
             sched_by_cpu: OnceCell::new(),
             cpu_counters: OnceCell::new(),
             by_vsync: OnceCell::new(),
+            cuj_frames: Default::default(),
         }
+    }
+
+    /// With the boundaries of the frames inside CUJs ([`super::cuj::frames`]).
+    pub fn with_cuj_frames(mut self, frames: super::cuj::CujFrames) -> Self {
+        self.cuj_frames = frames;
+        self
     }
 
     pub fn utid_of_slice(&self, id: SliceId) -> Option<Utid> {

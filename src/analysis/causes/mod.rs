@@ -16,6 +16,7 @@ pub mod blocking_calls;
 pub mod categories;
 pub mod context;
 pub mod cpu;
+pub mod cuj;
 pub mod frame_slices;
 pub mod gc;
 pub mod io;
@@ -188,7 +189,38 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
         .flatten()
         .filter_map(|s| ctx.utid_of_slice(s.id))
         .collect();
-    let blocking_calls = blocking_calls::totals(ctx, &threads, w.ts, w.end_ts);
+    // Inside a CUJ, over Perfetto's extended frame boundary, to agree with its
+    // blocking_calls_aggregation; elsewhere over the chain's window.
+    let cuj = fs
+        .ui
+        .and_then(|u| ctx.utid_of_slice(u.id))
+        .zip(frame.frame_id)
+        .and_then(|k| ctx.cuj_frames.get(&k));
+    let (blocking_calls, blocking_calls_window) = match cuj {
+        Some(c) => {
+            let threads: Vec<Utid> = std::iter::once(c.ui_thread)
+                .chain(c.render_thread)
+                .collect();
+            (
+                blocking_calls::totals(ctx, &threads, c.ts, c.ts_end),
+                BlockingCallsWindow {
+                    ts: c.ts,
+                    end_ts: c.ts_end,
+                    from: "perfetto_cuj_frame",
+                    cuj: Some(c.cuj_name.clone()),
+                },
+            )
+        }
+        None => (
+            blocking_calls::totals(ctx, &threads, w.ts, w.end_ts),
+            BlockingCallsWindow {
+                ts: w.ts,
+                end_ts: w.end_ts,
+                from: "cause_window",
+                cuj: None,
+            },
+        ),
+    };
     let by_category = totals(&links, w.dur_ns);
     let primary = by_category.first().cloned();
     let sentence = sentence(&w, &by_category, &links);
@@ -205,6 +237,7 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
         links,
         sentence,
         blocking_calls,
+        blocking_calls_window,
     })
 }
 

@@ -212,9 +212,23 @@ pub struct CauseChain {
     pub links: Vec<Link>,
     /// One line for people.
     pub sentence: String,
-    /// The UI thread's and RenderThread's blocking calls over the window as Perfetto's
-    /// `android.frame_blocking_calls` sums them (overlapping: not a partition).
+    /// The UI thread's and RenderThread's blocking calls over `blocking_calls_window` as
+    /// Perfetto's `android.frame_blocking_calls` sums them (overlapping: not a partition).
     pub blocking_calls: Vec<super::blocking_calls::BlockingCall>,
+    pub blocking_calls_window: BlockingCallsWindow,
+}
+
+/// The interval `blocking_calls` sums over.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockingCallsWindow {
+    pub ts: i64,
+    pub end_ts: i64,
+    /// `perfetto_cuj_frame`: the frame is inside a CUJ, and this is the extended frame
+    /// boundary of Perfetto's `blocking_calls_aggregation` (frame start to the next frame's
+    /// or doFrame's start), so the sums are Perfetto's; `cause_window`: the chain's window.
+    pub from: &'static str,
+    /// The CUJ's name (`J<NAME>` without the brackets) for `perfetto_cuj_frame`.
+    pub cuj: Option<String>,
 }
 
 /// A category's weight across a process's (or layer's) janky frames.
