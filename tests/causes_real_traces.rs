@@ -168,6 +168,22 @@ fn api35_startup_frame_window_binder_servers_and_class_loading() {
         .max_by_key(|l| l["dur_ns"].as_i64().unwrap())
         .unwrap();
     assert_eq!(wait["render_thread_activity"][0]["name"], "shader_compile");
+    // Its longest stretch is the UI thread's longest sleep in the frame that a wakeup from
+    // the RenderThread ended, as the thread_state table has it.
+    let window = &c["window"];
+    let sleeps = common::query_csv(
+        &trace,
+        &format!(
+            "with u as (select s.ts, s.dur, s.state, lead(s.waker_utid) over (order by s.ts) as next_waker \
+             from thread_state s join thread using (utid) where tid = 27246) \
+             select ts, dur from u where state = 'S' and next_waker = (select utid from thread where tid = 27264) \
+             and ts >= {} and ts + dur <= {} order by dur desc limit 1",
+            window["ts"], window["end_ts"]
+        ),
+    );
+    assert_eq!(wait["longest_stretch"]["ts"].to_string(), sleeps[1][0]);
+    assert_eq!(wait["longest_stretch"]["dur_ns"].to_string(), sleeps[1][1]);
+    assert!(wait["stretches"].as_u64().unwrap() > 1);
 }
 
 #[test]

@@ -289,6 +289,8 @@ fn cap_links(mut links: Vec<Link>) -> Vec<Link> {
                 woken_by: None,
                 render_thread_activity: None,
                 merged: 1,
+                stretches: 0,
+                longest_stretch: None,
                 ..l
             }),
         }
@@ -363,7 +365,15 @@ fn group<'p>(
             woken_by: None,
             render_thread_activity: None,
             merged: 0,
+            stretches: 0,
+            longest_stretch: None,
         };
+        // A slice's link has the slice's own span as evidence.
+        let (stretches, longest) = stretches_of(&ps);
+        if slice.is_none() && stretches > 1 {
+            link.stretches = stretches;
+            link.longest_stretch = Some(longest);
+        }
         match category {
             Category::Binder => link.binder = slice.map(|s| binder::detail(ctx, s)),
             Category::MonitorContention | Category::ArtLockContention => {
@@ -382,6 +392,43 @@ fn group<'p>(
         }
         links.push(link);
     }
+}
+
+/// The contiguous stretches of time-ordered pieces: how many, and the longest (the first of
+/// equals).
+fn stretches_of(ps: &[&Piece]) -> (usize, Stretch) {
+    let mut n = 0;
+    let mut longest = Stretch { ts: 0, dur_ns: 0 };
+    let mut cur: Option<Stretch> = None;
+    let mut close = |s: Stretch, n: &mut usize| {
+        *n += 1;
+        if s.dur_ns > longest.dur_ns {
+            longest = s;
+        }
+    };
+    for p in ps {
+        cur = match cur {
+            Some(c) if c.ts + c.dur_ns == p.start => Some(Stretch {
+                dur_ns: p.end - c.ts,
+                ..c
+            }),
+            Some(c) => {
+                close(c, &mut n);
+                Some(Stretch {
+                    ts: p.start,
+                    dur_ns: p.end - p.start,
+                })
+            }
+            None => Some(Stretch {
+                ts: p.start,
+                dur_ns: p.end - p.start,
+            }),
+        };
+    }
+    if let Some(c) = cur {
+        close(c, &mut n);
+    }
+    (n, longest)
 }
 
 fn rule_source(glob: &str) -> &'static str {
@@ -478,6 +525,9 @@ fn describe(l: &Link, t: &CategoryTotal) -> String {
         .filter(|n| !l.label.contains(n) && !matches!(l.family, "binder" | "locks"))
         .map_or(String::new(), |n| format!(" \"{n}\""));
     let base = match (l.family, Category::from_id(l.category).map(|c| c.kind())) {
+        (_, Some(categories::Kind::Wait)) if l.label.starts_with("waiting") => {
+            format!("{who} blocked {:.1} ms {}{named}", l.ms, l.label)
+        }
         (_, Some(categories::Kind::Wait)) => {
             format!("{who} blocked {:.1} ms in {}{named}", l.ms, l.label)
         }
@@ -504,7 +554,15 @@ fn describe(l: &Link, t: &CategoryTotal) -> String {
     } else {
         String::new()
     };
-    format!("{base}{detail}{total}")
+    let stretches = match &l.longest_stretch {
+        Some(s) if l.stretches > 1 => format!(
+            " over {} stretches (longest {:.1} ms)",
+            l.stretches,
+            ms(s.dur_ns)
+        ),
+        _ => String::new(),
+    };
+    format!("{base}{stretches}{detail}{total}")
 }
 
 /// Accumulates chains into a process's summary.
@@ -682,6 +740,31 @@ mod tests {
         assert_eq!(
             ends(window(&f, &slices(None, rt))),
             Some((105, 155, "frame_start", "frame_end"))
+        );
+    }
+
+    fn piece(start: i64, end: i64) -> Piece {
+        Piece {
+            start,
+            end,
+            category: Category::SleepingSelf,
+            slice: None,
+            context: None,
+            state_row: None,
+            rule: "",
+        }
+    }
+
+    #[test]
+    fn stretches_are_runs_of_adjacent_pieces() {
+        // 0-5 and 5-8 touch (one stretch of 8), then 10-12, then 20-27.
+        let ps = [piece(0, 5), piece(5, 8), piece(10, 12), piece(20, 27)];
+        let refs: Vec<&Piece> = ps.iter().collect();
+        assert_eq!(stretches_of(&refs), (3, Stretch { ts: 0, dur_ns: 8 }));
+        let one = [piece(3, 4)];
+        assert_eq!(
+            stretches_of(&one.iter().collect::<Vec<_>>()),
+            (1, Stretch { ts: 3, dur_ns: 1 })
         );
     }
 

@@ -102,6 +102,23 @@ pub struct Link {
     /// [`super::MAX_LINKS`] links one by one.
     #[serde(skip_serializing_if = "is_zero")]
     pub merged: usize,
+    /// A link of a derived category (no slice) gathers every stretch of its phase with that
+    /// cause: how many separate stretches (omitted when one) and the longest of them.
+    #[serde(skip_serializing_if = "is_one_or_less")]
+    pub stretches: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longest_stretch: Option<Stretch>,
+}
+
+fn is_one_or_less(n: &usize) -> bool {
+    *n <= 1
+}
+
+/// One contiguous stretch of a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Stretch {
+    pub ts: i64,
+    pub dur_ns: i64,
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -58,6 +58,8 @@ pub fn after_render_thread(frame: &Frame, has_frame_slices: bool, start: i64, en
         woken_by: None,
         render_thread_activity: None,
         merged: 0,
+        stretches: 0,
+        longest_stretch: None,
     }
 }
 
