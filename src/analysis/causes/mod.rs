@@ -757,10 +757,10 @@ mod tests {
 
     #[test]
     fn stretches_are_runs_of_adjacent_pieces() {
-        // 0-5 and 5-8 touch (one stretch of 8), then 10-12, then 20-27.
-        let ps = [piece(0, 5), piece(5, 8), piece(10, 12), piece(20, 27)];
+        // 0-2, then 5-8 and 8-14 touching (one stretch of 9), then 20-27.
+        let ps = [piece(0, 2), piece(5, 8), piece(8, 14), piece(20, 27)];
         let refs: Vec<&Piece> = ps.iter().collect();
-        assert_eq!(stretches_of(&refs), (3, Stretch { ts: 0, dur_ns: 8 }));
+        assert_eq!(stretches_of(&refs), (3, Stretch { ts: 5, dur_ns: 9 }));
         let one = [piece(3, 4)];
         assert_eq!(
             stretches_of(&one.iter().collect::<Vec<_>>()),
