@@ -178,6 +178,13 @@ fn each_link_carries_the_planted_evidence() {
     assert_eq!(s["slice_name"], "shader_compile");
     assert_eq!(s["thread"]["name"], "RenderThread");
 
+    // By frames: the UI thread's and RenderThread's own running time (outside the planted
+    // cause) is in every janky frame, and a frame counts once however many links it has.
+    let by_frames = p["causes"]["top_by_frames"].as_array().unwrap();
+    assert_eq!(by_frames[0]["category"], "running_self");
+    assert_eq!(by_frames[0]["frames"], 5);
+    assert_eq!(by_frames[0]["primary_frames"], 0);
+    assert!(by_frames.iter().all(|e| e["frames"].as_u64().unwrap() <= 5));
     // The aggregate: each planted category in exactly one janky frame, as its primary.
     let top = p["causes"]["top_by_ms"].as_array().unwrap();
     assert_eq!(p["causes"]["janky_frames"], 5);
