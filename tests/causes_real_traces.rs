@@ -168,6 +168,22 @@ fn api35_startup_frame_window_binder_servers_and_class_loading() {
         .max_by_key(|l| l["dur_ns"].as_i64().unwrap())
         .unwrap();
     assert_eq!(wait["render_thread_activity"][0]["name"], "shader_compile");
+    // Its longest stretch is the UI thread's longest sleep in the frame that a wakeup from
+    // the RenderThread ended, as the thread_state table has it.
+    let window = &c["window"];
+    let sleeps = common::query_csv(
+        &trace,
+        &format!(
+            "with u as (select s.ts, s.dur, s.state, lead(s.waker_utid) over (order by s.ts) as next_waker \
+             from thread_state s join thread using (utid) where tid = 27246) \
+             select ts, dur from u where state = 'S' and next_waker = (select utid from thread where tid = 27264) \
+             and ts >= {} and ts + dur <= {} order by dur desc limit 1",
+            window["ts"], window["end_ts"]
+        ),
+    );
+    assert_eq!(wait["longest_stretch"]["ts"].to_string(), sleeps[1][0]);
+    assert_eq!(wait["longest_stretch"]["dur_ns"].to_string(), sleeps[1][1]);
+    assert!(wait["stretches"].as_u64().unwrap() > 1);
 }
 
 #[test]
@@ -187,4 +203,86 @@ fn api32_janky_frames_have_chains() {
         assert_eq!(janky.len(), oracle_janky(&actual, &v), "{name}");
         assert!(!janky.is_empty());
     }
+}
+
+/// SystemUI draws the app's starting window with the `wmshell.splashscreen` thread's own
+/// Choreographer: the frame's doFrame is not on SystemUI's main thread, but trace_processor's
+/// `android_frames` finds it by vsync id, and so does the chain; its time is then the
+/// splashscreen thread's binder calls to system_server, as `android_binder_txns` has them.
+#[test]
+fn api32_splash_screen_frame_follows_its_doframe_on_another_thread() {
+    const NAME: &str = "androidx_api32_startup_warm";
+    let Some(trace) = common::shared(
+        &format!("traces/{NAME}.perfetto-trace"),
+        "causes_real_traces",
+    ) else {
+        return;
+    };
+    let (Some(frames), Some(txns)) = (
+        oracle(NAME, "stdlib_android_frames"),
+        oracle(NAME, "stdlib_binder_txns"),
+    ) else {
+        return;
+    };
+    let v = frames_json(&trace);
+    let f = v["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["frames"].as_array().unwrap())
+        .find(|f| f["frame_id"] == 191058 && f["janky"] == true)
+        .expect("the janky splash screen frame");
+    // The frame model has no doFrame for it (not on the main thread).
+    assert!(f["do_frame_slice_id"].is_null());
+    let c = &f["causes"];
+    assert_eq!(c["frame_slices"]["matched_by"], "vsync_id_any_thread");
+    // The doFrame and DrawFrame trace_processor's android_frames joins to vsync 191058.
+    let row = frames
+        .iter()
+        .find(|r| r[col(&frames, "frame_id")] == "191058")
+        .unwrap();
+    let name_of = |id: &Value| -> String {
+        common::query_csv(&trace, &format!("select name from slice where id = {id}"))[1][0].clone()
+    };
+    assert_eq!(
+        name_of(&c["frame_slices"]["do_frame"]),
+        row[col(&frames, "do_frame")]
+    );
+    assert_eq!(
+        name_of(&c["frame_slices"]["draw_frame"]),
+        row[col(&frames, "draw_frame")]
+    );
+    // The chain runs on the splashscreen thread and its primary cause is the binder call
+    // trace_processor lists from it to system_server's binder:1858_6.
+    let ui = c["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["phase"] == "ui_thread")
+        .unwrap();
+    assert_eq!(ui["thread"]["tid"], 2380);
+    assert_eq!(c["primary"]["category"], "binder");
+    let links = c["links"].as_array().unwrap();
+    let longest = links
+        .iter()
+        .filter(|l| l["category"] == "binder")
+        .max_by_key(|l| l["dur_ns"].as_i64().unwrap())
+        .unwrap();
+    let txn = txns
+        .iter()
+        .find(|r| r[col(&txns, "client_ts")].parse::<i64>().ok() == longest["slice_ts"].as_i64())
+        .expect("the call in android_binder_txns");
+    assert_eq!(txn[col(&txns, "client_tid")], "2380");
+    assert_eq!(
+        longest["slice_dur_ns"].to_string(),
+        txn[col(&txns, "client_dur")]
+    );
+    assert_eq!(
+        longest["binder"]["server"]["process"],
+        txn[col(&txns, "server_process")].as_str()
+    );
+    assert_eq!(
+        longest["binder"]["server"]["tid"].to_string(),
+        txn[col(&txns, "server_tid")]
+    );
 }

@@ -167,11 +167,24 @@ fn each_link_carries_the_planted_evidence() {
         c["cpu"]["ran_instead"][0]["ms"].as_f64(),
         Some(ms(Cause::Runnable.ns()))
     );
+    // CPU 0 has the lowest of the CpuInfo capacities: a little core, at its cpufreq.
+    assert_eq!(c["cpu"]["cluster"], "little");
+    assert_eq!(
+        c["cpu"]["freq_khz"].as_f64(),
+        Some(causes::CPU0_FREQ_KHZ as f64)
+    );
 
     let s = link_of(Cause::ShaderCompile);
     assert_eq!(s["slice_name"], "shader_compile");
     assert_eq!(s["thread"]["name"], "RenderThread");
 
+    // By frames: the UI thread's and RenderThread's own running time (outside the planted
+    // cause) is in every janky frame, and a frame counts once however many links it has.
+    let by_frames = p["causes"]["top_by_frames"].as_array().unwrap();
+    assert_eq!(by_frames[0]["category"], "running_self");
+    assert_eq!(by_frames[0]["frames"], 5);
+    assert_eq!(by_frames[0]["primary_frames"], 0);
+    assert!(by_frames.iter().all(|e| e["frames"].as_u64().unwrap() <= 5));
     // The aggregate: each planted category in exactly one janky frame, as its primary.
     let top = p["causes"]["top_by_ms"].as_array().unwrap();
     assert_eq!(p["causes"]["janky_frames"], 5);

@@ -193,7 +193,13 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     };
     // Every thread's states: the causes follow binder servers, lock owners and GC threads.
     let states = ThreadStateIndex::all(store);
-    let cause_ctx = causes::context::Ctx::new(&idx, &states);
+    let cuj_frames = causes::cuj::frames(store).unwrap_or_else(|e| {
+        warnings.push(format!(
+            "CUJ frame boundaries could not be computed (blocking calls are summed over each cause window): {e:#}"
+        ));
+        Default::default()
+    });
+    let cause_ctx = causes::context::Ctx::new(&idx, &states).with_cuj_frames(cuj_frames);
     let mb_inputs = macrobenchmark::inputs_by_process(store);
     let stdlib = perfetto_stats::compute(store).unwrap_or_else(|e| {
         warnings.push(format!(

@@ -54,8 +54,8 @@ pub struct LoadOptions {
     /// Kernel counters: cpu_frequency, cpu_frequency_limits, sched_cpu_util_cfs, clocks,
     /// devfreq, memory (rss_stat, oom_score_adj, ion, mm_event), ...
     pub kernel_counters: bool,
-    /// Only the CPU counters among the kernel ones: cpu_frequency and sched_cpu_util_cfs
-    /// (CPU capacity), for the CPU contention of frame causes.
+    /// Only the CPU counters among the kernel ones: cpu_frequency, for the CPU contention of
+    /// frame causes.
     pub cpu_counters: bool,
     /// Kernel slices: scm calls, reclaim, signals, DMA fences, vblanks, interrupts (the
     /// thread ones nest with atrace slices on thread tracks).
@@ -151,7 +151,7 @@ impl LoadOptions {
             packets.push(f::INITIAL_DISPLAY_STATE);
         }
         if self.cpu_counters && !self.kernel_counters {
-            ftrace.extend([fid::CPU_FREQUENCY, fid::SCHED_CPU_UTIL_CFS]);
+            ftrace.extend([fid::CPU_FREQUENCY]);
         }
         if self.kernel_counters {
             ftrace.extend([
@@ -408,6 +408,9 @@ impl TokenizerHost for Importer {
     }
     fn on_gpu_info(&mut self, gpu_info: &[u8]) {
         system_info::gpu_info(&mut self.ctx.store, gpu_info);
+    }
+    fn on_cpu_info(&mut self, cpu_info: &[u8]) {
+        system_info::cpu_info(&mut self.ctx.store, cpu_info);
     }
 }
 

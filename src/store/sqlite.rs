@@ -19,7 +19,8 @@ pub struct ExportOptions {
     pub sched: bool,
     pub counters: bool,
     pub slices: bool,
-    /// Only the slices the frame tables use (doFrame, DrawFrame, FrameTimeline), for analysis.
+    /// Only the slices the frame tables use (doFrame, DrawFrame, FrameTimeline) and the CUJ
+    /// slices and their FrameTracker markers (`J<…>`, `FT#…`), for analysis.
     pub only_frame_slices: bool,
     /// `thread_state` (with `sched`): about two rows per context switch, the costliest
     /// table to write, so a query that does not name it can skip it.
@@ -62,12 +63,15 @@ impl ExportOptions {
     }
 }
 
-/// Slice names the frame tables need (a bitmap over string ids).
+/// Slice names the frame and CUJ tables need (a bitmap over string ids).
 fn frame_slice_names(s: &Store) -> Vec<bool> {
     (0..s.strings.len())
         .map(|i| {
             let n = s.strings.get(super::strings::StrId(i as u32));
-            n.starts_with("Choreographer#doFrame") || n.starts_with("DrawFrame")
+            n.starts_with("Choreographer#doFrame")
+                || n.starts_with("DrawFrame")
+                || n.starts_with("J<")
+                || n.starts_with("FT#")
         })
         .collect()
 }

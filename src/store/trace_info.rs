@@ -28,6 +28,15 @@ pub struct TraceInfo {
     pub ftrace_setup_errors: Vec<String>,
     /// GpuInfo names, vendors and models.
     pub gpus: Vec<String>,
+    /// CpuInfo, one entry per CPU in packet order (the CPU number): its sysfs capacity and
+    /// highest available frequency (kHz), for the CPU's cluster.
+    pub cpus: Vec<CpuDescription>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuDescription {
+    pub capacity: Option<u32>,
+    pub max_freq_khz: Option<u32>,
 }
 
 impl TraceInfo {

@@ -11,11 +11,12 @@
 //! - a shader compile on the RenderThread.
 //!
 //! The UI thread sleeps through the waits (sched_switch with prev_state S) and is switched out
-//! Runnable (prev_state R) for the preemption. A CUJ (`J<SYNTH_CUJ>`) can span the frames,
-//! with the FrameTracker markers trace_processor's `android.cujs` reads.
+//! Runnable (prev_state R) for the preemption, on CPU 0: a little core by the CpuInfo packet's
+//! capacities ([`CPU_CAPACITY`]), at [`CPU0_FREQ_KHZ`] by cpufreq. A CUJ (`J<SYNTH_CUJ>`) can
+//! span the frames, with the FrameTracker markers trace_processor's `android.cujs` reads.
 
 use super::{cfg_comm, header, Streams, SurfaceFrame, SynthConfig, APP_DEADLINE_MISSED, JANK_NONE};
-use crate::protos::{process_tree, ProcessTree, TracePacket};
+use crate::protos::{ftrace_event, process_tree, FtraceEvent, ProcessTree, TracePacket};
 use crate::trace::ftrace_ids as fid;
 use crate::trace::wire::{put_field, Value};
 
@@ -32,6 +33,11 @@ pub const AIDL_METHOD: &str = "AIDL::java::IPackageManager::getPackageInfo::serv
 pub const LOCK_SLICE: &str = "monitor contention with owner bg-worker (4250) at void com.example.Cache.load()(Cache.java:10) waiters=0 blocking from void com.example.Ui.bind()(Ui.java:20)";
 pub const GC_SLICE: &str = "young concurrent copying GC";
 pub const OWNER_SLICE: &str = "Cache.load";
+
+/// Each CPU's sysfs capacity in the CpuInfo packet: CPUs 0-1 little, 2-3 big.
+pub const CPU_CAPACITY: [u32; 4] = [160, 160, 1024, 1024];
+/// CPU 0's frequency (cpu_frequency) from before the first frame on.
+pub const CPU0_FREQ_KHZ: u32 = 1_200_000;
 
 const PERIOD: i64 = 16_666_667;
 const MS: i64 = 1_000_000;
@@ -201,6 +207,24 @@ impl Binder {
     }
 }
 
+/// A CpuInfo packet (TracePacket field 67) with one Cpu per capacity, framed as a
+/// `Trace.packet` field (the generated protos do not carry CpuInfo).
+fn cpu_info_packet(capacities: &[u32]) -> Vec<u8> {
+    let mut info = Vec::new();
+    for &c in capacities {
+        let mut cpu = Vec::new();
+        put_field(&mut cpu, 1, Value::Bytes(b"AArch64 Processor"));
+        put_field(&mut cpu, 3, Value::Varint(c as u64));
+        put_field(&mut info, 1, Value::Bytes(&cpu));
+    }
+    let mut packet = Vec::new();
+    put_field(&mut packet, 67, Value::Bytes(&info));
+    put_field(&mut packet, 10, Value::Varint(21));
+    let mut out = Vec::new();
+    put_field(&mut out, 1, Value::Bytes(&packet));
+    out
+}
+
 fn sched_from_runs(s: &mut Streams, mut runs: Vec<Run>) {
     runs.sort_by_key(|r| (r.cpu, r.start));
     for (k, r) in runs.iter().enumerate() {
@@ -276,6 +300,21 @@ pub fn generate(with_cuj: bool) -> PlantedTrace {
     runs.push(run(1, RENDER_TID, "RenderThread", t0, t0 + MS, S));
     // trace_processor takes each CPU's first compact switch only to learn who runs there.
     runs.push(run(2, BINDER_TID, "binder:1000_2", t0, t0 + MS, S));
+    s.ftrace.push((
+        t0,
+        0,
+        FtraceEvent {
+            timestamp: Some(t0 as u64),
+            pid: Some(0),
+            event: Some(ftrace_event::Event::CpuFrequency(
+                crate::protos::CpuFrequencyFtraceEvent {
+                    state: Some(CPU0_FREQ_KHZ),
+                    cpu_id: Some(0),
+                },
+            )),
+            ..Default::default()
+        },
+    ));
     let (app, pid) = (APP_PID, APP_PID);
     let mut plan: Vec<Option<Cause>> = vec![None];
     for c in Cause::ALL {
@@ -400,6 +439,7 @@ pub fn generate(with_cuj: bool) -> PlantedTrace {
     sched_from_runs(&mut s, runs);
     let mut bytes = super::encode(s, &cfg);
     bytes.extend(binder.packet());
+    bytes.extend(cpu_info_packet(&CPU_CAPACITY));
     PlantedTrace {
         bytes,
         frames,

@@ -39,6 +39,7 @@ pub mod fields {
     pub const TIMESTAMP_CLOCK_ID: u32 = 58;
     pub const TRACE_PACKET_DEFAULTS: u32 = 59;
     pub const TRACK_DESCRIPTOR: u32 = 60;
+    pub const CPU_INFO: u32 = 67;
     pub const SERVICE_EVENT: u32 = 69;
     pub const GPU_MEM_TOTAL_EVENT: u32 = 71;
     pub const INITIAL_DISPLAY_STATE: u32 = 70;

@@ -86,6 +86,7 @@ pub trait TokenizerHost: EventSink {
     fn on_trace_stats(&mut self, _stats: &[u8]) {}
     fn on_ftrace_stats(&mut self, _stats: &[u8]) {}
     fn on_gpu_info(&mut self, _gpu_info: &[u8]) {}
+    fn on_cpu_info(&mut self, _cpu_info: &[u8]) {}
 }
 
 pub struct Tokenizer {
@@ -189,6 +190,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header<'_>, super::wire::WireError> {
             | f::TRACE_STATS
             | f::FTRACE_STATS
             | f::GPU_INFO
+            | f::CPU_INFO
             | f::ZSTD_COMPRESSED_PACKETS => {
                 if let Value::Bytes(b) = v {
                     h.data = Some((id, b));
@@ -340,6 +342,7 @@ impl Tokenizer {
             f::TRACE_STATS => return host.on_trace_stats(data),
             f::FTRACE_STATS => return host.on_ftrace_stats(data),
             f::GPU_INFO => return host.on_gpu_info(data),
+            f::CPU_INFO => return host.on_cpu_info(data),
             _ => {}
         }
         if field == f::TRACE_CONFIG {

@@ -33,6 +33,9 @@ pub struct Ctx<'a> {
     flows_out: OnceCell<HashMap<SliceId, SliceId>>,
     sched_by_cpu: OnceCell<Vec<Vec<u32>>>,
     pub(super) cpu_counters: OnceCell<super::cpu::CpuCounters>,
+    by_vsync: OnceCell<super::frame_slices::ByVsync>,
+    /// Perfetto's boundaries of the frames inside CUJs (empty without CUJs).
+    pub cuj_frames: super::cuj::CujFrames,
 }
 
 impl<'a> Ctx<'a> {
@@ -57,7 +60,15 @@ impl<'a> Ctx<'a> {
             flows_out: OnceCell::new(),
             sched_by_cpu: OnceCell::new(),
             cpu_counters: OnceCell::new(),
+            by_vsync: OnceCell::new(),
+            cuj_frames: Default::default(),
         }
+    }
+
+    /// With the boundaries of the frames inside CUJs ([`super::cuj::frames`]).
+    pub fn with_cuj_frames(mut self, frames: super::cuj::CujFrames) -> Self {
+        self.cuj_frames = frames;
+        self
     }
 
     pub fn utid_of_slice(&self, id: SliceId) -> Option<Utid> {
@@ -101,6 +112,12 @@ impl<'a> Ctx<'a> {
             }
             out
         })
+    }
+
+    /// Every process's doFrame / DrawFrame slices by vsync id, on any thread.
+    pub fn by_vsync(&self) -> &super::frame_slices::ByVsync {
+        self.by_vsync
+            .get_or_init(|| super::frame_slices::ByVsync::build(self))
     }
 
     /// End of a slice; an unfinished one lasts forever.

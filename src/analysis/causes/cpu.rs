@@ -2,17 +2,20 @@
 //! ran on next), who ran there meanwhile (top 3 by time, with their process), the CPU's
 //! cluster when the trace gives CPU capacities, and its frequency when cpufreq is traced.
 //!
-//! Cluster names follow Perfetto's `android.cpu.cluster_type`: CPUs grouped by capacity,
-//! lowest first, are `little`/`big` (2 groups), `little`/`medium`/`big` (3) or
-//! `little`/`medium`/`medium`/`big` (4); any other count names no cluster.
+//! Clusters follow Perfetto's `android.cpu.cluster_type` over trace_processor's `cpu.cluster_id`:
+//! the CpuInfo packet's CPUs grouped by sysfs capacity when every CPU has one, else by highest
+//! available frequency, numbered from the lowest; 2 groups are `little`/`big`, 3
+//! `little`/`medium`/`big`, 4 `little`/`medium`/`medium`/`big`; any other count (or no CpuInfo)
+//! names no cluster.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::context::Ctx;
 use super::model::{CpuDetail, ThreadMs};
 use super::timeline::Piece;
 use crate::analysis::blame::ms;
 use crate::analysis::thread_state::Kind as State;
+use crate::store::trace_info::CpuDescription;
 use crate::store::{Store, TrackScope, Utid};
 
 /// How many threads that ran instead are listed.
@@ -22,7 +25,7 @@ const RAN_INSTEAD: usize = 3;
 #[derive(Default)]
 pub struct CpuCounters {
     freq: HashMap<u32, Vec<(i64, f64)>>,
-    cluster: HashMap<u32, &'static str>,
+    cluster: Vec<Option<&'static str>>,
 }
 
 /// Cluster names for `n` capacity groups, lowest capacity first.
@@ -37,37 +40,29 @@ pub fn cluster_names(n: usize) -> Option<&'static [&'static str]> {
 
 impl CpuCounters {
     pub fn build(store: &Store) -> Self {
-        let mut kind_of: HashMap<u32, (u32, bool)> = HashMap::new();
+        let mut cpu_of: HashMap<u32, u32> = HashMap::new();
         for (i, t) in store.tracks.iter().enumerate() {
             if let TrackScope::Cpu(cpu) = t.scope {
-                match store.str(t.kind) {
-                    "cpu_frequency" => {
-                        kind_of.insert(i as u32, (cpu, true));
-                    }
-                    "cpu_capacity" => {
-                        kind_of.insert(i as u32, (cpu, false));
-                    }
-                    _ => {}
+                if store.str(t.kind) == "cpu_frequency" {
+                    cpu_of.insert(i as u32, cpu);
                 }
             }
         }
         let mut out = CpuCounters::default();
-        let mut capacity: BTreeMap<u32, f64> = BTreeMap::new();
         for c in &store.counters {
-            match kind_of.get(&c.track_id) {
-                Some(&(cpu, true)) => out.freq.entry(cpu).or_default().push((c.ts, c.value)),
-                Some(&(cpu, false)) => {
-                    let e = capacity.entry(cpu).or_insert(c.value);
-                    *e = e.max(c.value);
-                }
-                None => {}
+            if let Some(&cpu) = cpu_of.get(&c.track_id) {
+                out.freq.entry(cpu).or_default().push((c.ts, c.value));
             }
         }
         for v in out.freq.values_mut() {
             v.sort_by_key(|p| p.0);
         }
-        out.cluster = clusters(&capacity);
+        out.cluster = clusters(&store.trace_info.cpus);
         out
+    }
+
+    pub fn cluster_of(&self, cpu: u32) -> Option<&'static str> {
+        self.cluster.get(cpu as usize).copied().flatten()
     }
 
     pub fn freq_at(&self, cpu: u32, ts: i64) -> Option<f64> {
@@ -77,20 +72,35 @@ impl CpuCounters {
     }
 }
 
-/// CPU -> cluster name from each CPU's capacity.
-fn clusters(capacity: &BTreeMap<u32, f64>) -> HashMap<u32, &'static str> {
-    let mut levels: Vec<f64> = capacity.values().copied().collect();
-    levels.sort_by(f64::total_cmp);
-    levels.dedup();
-    let Some(names) = cluster_names(levels.len()) else {
-        return HashMap::new();
-    };
-    capacity
+/// trace_processor's `cpu.cluster_id` per CPU (`SystemProbesParser::ParseCpuInfo`): CPUs
+/// ranked by capacity when all have one, else by highest frequency when all have some;
+/// equal values share an id, ids count up from 0. Without either, every CPU is cluster 0.
+pub fn cluster_ids(cpus: &[CpuDescription]) -> Vec<u32> {
+    let key: Option<Vec<u32>> = cpus
         .iter()
-        .map(|(&cpu, c)| {
-            let i = levels.iter().position(|l| l == c).unwrap_or(0);
-            (cpu, names[i])
-        })
+        .map(|c| c.capacity)
+        .collect::<Option<Vec<u32>>>()
+        .or_else(|| cpus.iter().map(|c| c.max_freq_khz).collect());
+    let Some(key) = key else {
+        return vec![0; cpus.len()];
+    };
+    let mut levels = key.clone();
+    levels.sort_unstable();
+    levels.dedup();
+    key.iter()
+        .map(|k| levels.partition_point(|l| l < k) as u32)
+        .collect()
+}
+
+/// CPU -> cluster name (`android_cpu_cluster_mapping.cluster_type`).
+fn clusters(cpus: &[CpuDescription]) -> Vec<Option<&'static str>> {
+    let ids = cluster_ids(cpus);
+    let mut distinct = ids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let names = cluster_names(distinct.len());
+    ids.iter()
+        .map(|&i| names.and_then(|n| n.get(i as usize).copied()))
         .collect()
 }
 
@@ -154,7 +164,7 @@ pub fn detail(ctx: &Ctx<'_>, utid: Utid, pieces: &[&Piece]) -> CpuDetail {
                 ms: ms(d),
             })
             .collect(),
-        cluster: first_cpu.and_then(|c| counters.cluster.get(&c).copied()),
+        cluster: first_cpu.and_then(|c| counters.cluster_of(c)),
         freq_khz: first_cpu
             .zip(pieces.first())
             .and_then(|(c, p)| counters.freq_at(c, p.start)),
@@ -193,17 +203,60 @@ pub fn phrase(c: &CpuDetail) -> String {
 mod tests {
     use super::*;
 
+    fn cpus(caps: &[Option<u32>], freqs: &[Option<u32>]) -> Vec<CpuDescription> {
+        caps.iter()
+            .zip(freqs)
+            .map(|(&capacity, &max_freq_khz)| CpuDescription {
+                capacity,
+                max_freq_khz,
+            })
+            .collect()
+    }
+
     #[test]
     fn clusters_by_capacity_as_perfetto_names_them() {
-        let cap: BTreeMap<u32, f64> = [(0, 160.0), (1, 160.0), (2, 512.0), (3, 1024.0)].into();
-        let c = clusters(&cap);
-        assert_eq!(c[&0], "little");
-        assert_eq!(c[&2], "medium");
-        assert_eq!(c[&3], "big");
-        let two: BTreeMap<u32, f64> = [(0, 400.0), (1, 1024.0)].into();
-        assert_eq!(clusters(&two)[&0], "little");
-        // One capacity level says nothing about clusters.
-        let one: BTreeMap<u32, f64> = [(0, 1024.0), (1, 1024.0)].into();
-        assert!(clusters(&one).is_empty());
+        // Capacities 160, 160, 512, 1024: three clusters, lowest first.
+        let c = cpus(
+            &[Some(160), Some(160), Some(512), Some(1024)],
+            &[None, None, None, None],
+        );
+        assert_eq!(cluster_ids(&c), [0, 0, 1, 2]);
+        assert_eq!(
+            clusters(&c),
+            [Some("little"), Some("little"), Some("medium"), Some("big")]
+        );
+        // Four clusters: the middle two are both "medium".
+        let c = cpus(
+            &[Some(1), Some(2), Some(3), Some(4)],
+            &[None, None, None, None],
+        );
+        assert_eq!(
+            clusters(&c),
+            [Some("little"), Some("medium"), Some("medium"), Some("big")]
+        );
+        // CPU order is not capacity order.
+        let c = cpus(&[Some(1024), Some(400)], &[None, None]);
+        assert_eq!(clusters(&c), [Some("big"), Some("little")]);
+    }
+
+    #[test]
+    fn frequency_when_a_capacity_is_missing_and_none_without_either() {
+        // One CPU without a capacity: the highest available frequency decides.
+        let c = cpus(
+            &[Some(1024), None, Some(100)],
+            &[Some(1_800_000), Some(2_400_000), Some(1_800_000)],
+        );
+        assert_eq!(cluster_ids(&c), [0, 1, 0]);
+        assert_eq!(clusters(&c), [Some("little"), Some("big"), Some("little")]);
+        // Neither: every CPU is cluster 0, one cluster names nothing.
+        let c = cpus(&[Some(1), None], &[None, Some(1)]);
+        assert_eq!(cluster_ids(&c), [0, 0]);
+        assert_eq!(clusters(&c), [None, None]);
+        // One level, five levels: no names.
+        let c = cpus(&[Some(5), Some(5)], &[None, None]);
+        assert_eq!(clusters(&c), [None, None]);
+        let c = cpus(&[Some(1), Some(2), Some(3), Some(4), Some(5)], &[None; 5]);
+        assert!(clusters(&c).iter().all(Option::is_none));
+        assert!(clusters(&[]).is_empty());
     }
 }

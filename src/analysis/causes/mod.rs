@@ -16,6 +16,8 @@ pub mod blocking_calls;
 pub mod categories;
 pub mod context;
 pub mod cpu;
+pub mod cuj;
+pub mod frame_slices;
 pub mod gc;
 pub mod io;
 pub mod locks;
@@ -29,8 +31,10 @@ use std::collections::BTreeMap;
 
 use super::blame::ms;
 use super::frames::Frame;
+use super::index::Span;
 use categories::Category;
 use context::Ctx;
+use frame_slices::FrameSlices;
 pub use model::*;
 use timeline::{Idle, Piece};
 
@@ -56,21 +60,26 @@ struct Lane {
     idle: Idle,
 }
 
-fn window(frame: &Frame) -> Option<Window> {
+fn window(frame: &Frame, fs: &FrameSlices) -> Option<Window> {
     let t = frame.timeline.as_ref();
-    let (ts, from) = match (t.and_then(|t| t.expected), frame.ui) {
+    let (ts, from) = match (t.and_then(|t| t.expected), fs.ui) {
         (Some(e), _) => (e.ts, "expected_start"),
         (None, Some(u)) => (u.ts, "do_frame_start"),
         (None, None) => (frame.ts, "frame_start"),
     };
-    if frame.dur < 0 {
-        return None;
-    }
-    let end_ts = frame.ts + frame.dur;
-    let to = if t.is_some() {
-        "actual_end"
+    let done = |s: Option<Span>| s.filter(|s| s.complete()).map(|s| s.end());
+    // An actual frame that never ended (dur -1) ends, for its chain, with its slices.
+    let (end_ts, to) = if frame.dur >= 0 {
+        let to = if t.is_some() {
+            "actual_end"
+        } else {
+            "frame_end"
+        };
+        (frame.ts + frame.dur, to)
+    } else if let Some(e) = done(fs.rt) {
+        (e, "draw_frame_end")
     } else {
-        "frame_end"
+        (done(fs.ui)?, "do_frame_end")
     };
     (end_ts > ts).then(|| Window {
         ts,
@@ -83,10 +92,10 @@ fn window(frame: &Frame) -> Option<Window> {
 }
 
 /// The critical-path lanes tiling [w.ts, w.end_ts).
-fn lanes(ctx: &Ctx<'_>, frame: &Frame, w: &Window) -> Vec<Lane> {
+fn lanes(ctx: &Ctx<'_>, fs: &FrameSlices, w: &Window) -> Vec<Lane> {
     let clip = |x: i64| x.clamp(w.ts, w.end_ts);
-    let ui = frame.ui.filter(|u| u.complete());
-    let rt = frame.rt.filter(|r| r.complete());
+    let ui = fs.ui.filter(|u| u.complete());
+    let rt = fs.rt.filter(|r| r.complete());
     let ui_utid = ui.and_then(|u| ctx.utid_of_slice(u.id));
     let rt_utid = rt.and_then(|r| ctx.utid_of_slice(r.id));
     let mut out = Vec::new();
@@ -124,8 +133,9 @@ fn lanes(ctx: &Ctx<'_>, frame: &Frame, w: &Window) -> Vec<Lane> {
 
 /// The cause chain of `frame`; None when the frame has no complete window.
 pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
-    let w = window(frame)?;
-    let lanes = lanes(ctx, frame, &w);
+    let fs = frame_slices::resolve(ctx, frame);
+    let w = window(frame, &fs)?;
+    let lanes = lanes(ctx, &fs, &w);
     let mut phases = Vec::new();
     let mut links: Vec<Link> = Vec::new();
     // The RenderThread's attribution over the whole window, for what it did while the UI
@@ -147,7 +157,10 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
         });
         let Some(utid) = lane.utid else {
             links.push(render_thread::after_render_thread(
-                frame, lane.start, lane.end,
+                frame,
+                fs.matched_by.is_some(),
+                lane.start,
+                lane.end,
             ));
             continue;
         };
@@ -171,23 +184,60 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
     }
     let mut links = cap_links(links);
     links.sort_by_key(|l| l.ts);
-    let threads: Vec<Utid> = [frame.ui, frame.rt]
+    let threads: Vec<Utid> = [fs.ui, fs.rt]
         .into_iter()
         .flatten()
         .filter_map(|s| ctx.utid_of_slice(s.id))
         .collect();
-    let blocking_calls = blocking_calls::totals(ctx, &threads, w.ts, w.end_ts);
+    // Inside a CUJ, over Perfetto's extended frame boundary, to agree with its
+    // blocking_calls_aggregation; elsewhere over the chain's window.
+    let cuj = fs
+        .ui
+        .and_then(|u| ctx.utid_of_slice(u.id))
+        .zip(frame.frame_id)
+        .and_then(|k| ctx.cuj_frames.get(&k));
+    let (blocking_calls, blocking_calls_window) = match cuj {
+        Some(c) => {
+            let threads: Vec<Utid> = std::iter::once(c.ui_thread)
+                .chain(c.render_thread)
+                .collect();
+            (
+                blocking_calls::totals(ctx, &threads, c.ts, c.ts_end),
+                BlockingCallsWindow {
+                    ts: c.ts,
+                    end_ts: c.ts_end,
+                    from: "perfetto_cuj_frame",
+                    cuj: Some(c.cuj_name.clone()),
+                },
+            )
+        }
+        None => (
+            blocking_calls::totals(ctx, &threads, w.ts, w.end_ts),
+            BlockingCallsWindow {
+                ts: w.ts,
+                end_ts: w.end_ts,
+                from: "cause_window",
+                cuj: None,
+            },
+        ),
+    };
     let by_category = totals(&links, w.dur_ns);
     let primary = by_category.first().cloned();
     let sentence = sentence(&w, &by_category, &links);
     Some(CauseChain {
         window: w,
+        frame_slices: FrameSliceIds {
+            do_frame: fs.ui.map(|s| s.id),
+            draw_frame: fs.rt.map(|s| s.id),
+            matched_by: fs.matched_by,
+        },
         phases,
         primary,
         by_category,
         links,
         sentence,
         blocking_calls,
+        blocking_calls_window,
     })
 }
 
@@ -239,6 +289,8 @@ fn cap_links(mut links: Vec<Link>) -> Vec<Link> {
                 woken_by: None,
                 render_thread_activity: None,
                 merged: 1,
+                stretches: 0,
+                longest_stretch: None,
                 ..l
             }),
         }
@@ -313,7 +365,15 @@ fn group<'p>(
             woken_by: None,
             render_thread_activity: None,
             merged: 0,
+            stretches: 0,
+            longest_stretch: None,
         };
+        // A slice's link has the slice's own span as evidence.
+        let (stretches, longest) = stretches_of(&ps);
+        if slice.is_none() && stretches > 1 {
+            link.stretches = stretches;
+            link.longest_stretch = Some(longest);
+        }
         match category {
             Category::Binder => link.binder = slice.map(|s| binder::detail(ctx, s)),
             Category::MonitorContention | Category::ArtLockContention => {
@@ -332,6 +392,43 @@ fn group<'p>(
         }
         links.push(link);
     }
+}
+
+/// The contiguous stretches of time-ordered pieces: how many, and the longest (the first of
+/// equals).
+fn stretches_of(ps: &[&Piece]) -> (usize, Stretch) {
+    let mut n = 0;
+    let mut longest = Stretch { ts: 0, dur_ns: 0 };
+    let mut cur: Option<Stretch> = None;
+    let mut close = |s: Stretch, n: &mut usize| {
+        *n += 1;
+        if s.dur_ns > longest.dur_ns {
+            longest = s;
+        }
+    };
+    for p in ps {
+        cur = match cur {
+            Some(c) if c.ts + c.dur_ns == p.start => Some(Stretch {
+                dur_ns: p.end - c.ts,
+                ..c
+            }),
+            Some(c) => {
+                close(c, &mut n);
+                Some(Stretch {
+                    ts: p.start,
+                    dur_ns: p.end - p.start,
+                })
+            }
+            None => Some(Stretch {
+                ts: p.start,
+                dur_ns: p.end - p.start,
+            }),
+        };
+    }
+    if let Some(c) = cur {
+        close(c, &mut n);
+    }
+    (n, longest)
 }
 
 fn rule_source(glob: &str) -> &'static str {
@@ -428,6 +525,9 @@ fn describe(l: &Link, t: &CategoryTotal) -> String {
         .filter(|n| !l.label.contains(n) && !matches!(l.family, "binder" | "locks"))
         .map_or(String::new(), |n| format!(" \"{n}\""));
     let base = match (l.family, Category::from_id(l.category).map(|c| c.kind())) {
+        (_, Some(categories::Kind::Wait)) if l.label.starts_with("waiting") => {
+            format!("{who} blocked {:.1} ms {}{named}", l.ms, l.label)
+        }
         (_, Some(categories::Kind::Wait)) => {
             format!("{who} blocked {:.1} ms in {}{named}", l.ms, l.label)
         }
@@ -454,7 +554,15 @@ fn describe(l: &Link, t: &CategoryTotal) -> String {
     } else {
         String::new()
     };
-    format!("{base}{detail}{total}")
+    let stretches = match &l.longest_stretch {
+        Some(s) if l.stretches > 1 => format!(
+            " over {} stretches (longest {:.1} ms)",
+            l.stretches,
+            ms(s.dur_ns)
+        ),
+        _ => String::new(),
+    };
+    format!("{base}{stretches}{detail}{total}")
 }
 
 /// Accumulates chains into a process's summary.
@@ -562,5 +670,121 @@ impl Aggregate {
             top_by_frames: self.all.top(true, TOP_N),
             by_layer,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::frames::Timeline;
+
+    fn span(id: u32, ts: i64, dur: i64) -> Span {
+        Span { id, ts, dur }
+    }
+
+    fn frame(ts: i64, dur: i64, expected: Option<Span>) -> Frame {
+        Frame {
+            upid: 1,
+            layer: None,
+            frame_id: Some(1),
+            ts,
+            dur,
+            ui: None,
+            rt: None,
+            timeline: expected.map(|e| Timeline {
+                actual: span(9, ts, dur),
+                expected: Some(e),
+                token: 1,
+                display_token: 2,
+                jank_type: String::new(),
+                jank_mask: 0,
+                jank_tag: String::new(),
+                present_type: String::new(),
+                on_time_finish: false,
+                gpu_composition: false,
+                prediction_type: String::new(),
+                display: None,
+            }),
+            buffer: None,
+        }
+    }
+
+    fn slices(ui: Option<Span>, rt: Option<Span>) -> FrameSlices {
+        FrameSlices {
+            ui,
+            rt,
+            matched_by: Some(frame_slices::BY_FRAME_MODEL),
+        }
+    }
+
+    fn ends(w: Option<Window>) -> Option<(i64, i64, &'static str, &'static str)> {
+        w.map(|w| (w.ts, w.end_ts, w.from, w.to))
+    }
+
+    #[test]
+    fn window_from_expected_or_do_frame_start_to_the_frame_end() {
+        let ui = Some(span(1, 105, 20));
+        let rt = Some(span(2, 125, 30));
+        // FrameTimeline: expected start to the actual frame's end.
+        let f = frame(104, 60, Some(span(3, 100, 16)));
+        assert_eq!(
+            ends(window(&f, &slices(ui, rt))),
+            Some((100, 164, "expected_start", "actual_end"))
+        );
+        // Without it: doFrame start to the frame's end.
+        let f = frame(105, 50, None);
+        assert_eq!(
+            ends(window(&f, &slices(ui, rt))),
+            Some((105, 155, "do_frame_start", "frame_end"))
+        );
+        assert_eq!(
+            ends(window(&f, &slices(None, rt))),
+            Some((105, 155, "frame_start", "frame_end"))
+        );
+    }
+
+    fn piece(start: i64, end: i64) -> Piece {
+        Piece {
+            start,
+            end,
+            category: Category::SleepingSelf,
+            slice: None,
+            context: None,
+            state_row: None,
+            rule: "",
+        }
+    }
+
+    #[test]
+    fn stretches_are_runs_of_adjacent_pieces() {
+        // 0-2, then 5-8 and 8-14 touching (one stretch of 9), then 20-27.
+        let ps = [piece(0, 2), piece(5, 8), piece(8, 14), piece(20, 27)];
+        let refs: Vec<&Piece> = ps.iter().collect();
+        assert_eq!(stretches_of(&refs), (3, Stretch { ts: 5, dur_ns: 9 }));
+        let one = [piece(3, 4)];
+        assert_eq!(
+            stretches_of(&one.iter().collect::<Vec<_>>()),
+            (1, Stretch { ts: 3, dur_ns: 1 })
+        );
+    }
+
+    #[test]
+    fn an_actual_frame_that_never_ended_ends_with_its_slices() {
+        let f = frame(104, -1, Some(span(3, 100, 16)));
+        let ui = Some(span(1, 105, 20));
+        let rt = Some(span(2, 125, 30));
+        assert_eq!(
+            ends(window(&f, &slices(ui, rt))),
+            Some((100, 155, "expected_start", "draw_frame_end"))
+        );
+        // An unfinished DrawFrame: the doFrame's end.
+        let open_rt = Some(span(2, 125, -1));
+        assert_eq!(
+            ends(window(&f, &slices(ui, open_rt))),
+            Some((100, 125, "expected_start", "do_frame_end"))
+        );
+        // Nothing ended: no window.
+        assert_eq!(ends(window(&f, &slices(None, open_rt))), None);
+        assert_eq!(ends(window(&f, &slices(None, None))), None);
     }
 }

@@ -17,8 +17,21 @@ pub struct Window {
     /// `do_frame_start` or `frame_start`.
     pub from: &'static str,
     /// Where it ends: `actual_end` (FrameTimeline actual surface frame) or `frame_end`
-    /// (the end of the frame's last DrawFrame, without FrameTimeline).
+    /// (the end of the frame's last DrawFrame, without FrameTimeline); for an actual frame
+    /// that never ended (dur -1), `draw_frame_end` or `do_frame_end`.
     pub to: &'static str,
+}
+
+/// The doFrame and DrawFrame the chain followed.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameSliceIds {
+    pub do_frame: Option<u32>,
+    pub draw_frame: Option<u32>,
+    /// `frame_model` (the frame's own main-thread doFrame and RenderThread DrawFrame) or
+    /// `vsync_id_any_thread` (slices of the frame's vsync id on another thread of the
+    /// process, as Perfetto's `android_frames_choreographer_do_frame` finds them); null when
+    /// there are none.
+    pub matched_by: Option<&'static str>,
 }
 
 /// One phase of the frame's critical path; the phases tile the window.
@@ -89,6 +102,23 @@ pub struct Link {
     /// [`super::MAX_LINKS`] links one by one.
     #[serde(skip_serializing_if = "is_zero")]
     pub merged: usize,
+    /// A link of a derived category (no slice) gathers every stretch of its phase with that
+    /// cause: how many separate stretches (omitted when one) and the longest of them.
+    #[serde(skip_serializing_if = "is_one_or_less")]
+    pub stretches: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longest_stretch: Option<Stretch>,
+}
+
+fn is_one_or_less(n: &usize) -> bool {
+    *n <= 1
+}
+
+/// One contiguous stretch of a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Stretch {
+    pub ts: i64,
+    pub dur_ns: i64,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -191,6 +221,7 @@ pub struct CategoryTotal {
 #[derive(Debug, Clone, Serialize)]
 pub struct CauseChain {
     pub window: Window,
+    pub frame_slices: FrameSliceIds,
     pub phases: Vec<Phase>,
     /// The category with the most time (ties: the first in time).
     pub primary: Option<CategoryTotal>,
@@ -198,9 +229,23 @@ pub struct CauseChain {
     pub links: Vec<Link>,
     /// One line for people.
     pub sentence: String,
-    /// The UI thread's and RenderThread's blocking calls over the window as Perfetto's
-    /// `android.frame_blocking_calls` sums them (overlapping: not a partition).
+    /// The UI thread's and RenderThread's blocking calls over `blocking_calls_window` as
+    /// Perfetto's `android.frame_blocking_calls` sums them (overlapping: not a partition).
     pub blocking_calls: Vec<super::blocking_calls::BlockingCall>,
+    pub blocking_calls_window: BlockingCallsWindow,
+}
+
+/// The interval `blocking_calls` sums over.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockingCallsWindow {
+    pub ts: i64,
+    pub end_ts: i64,
+    /// `perfetto_cuj_frame`: the frame is inside a CUJ, and this is the extended frame
+    /// boundary of Perfetto's `blocking_calls_aggregation` (frame start to the next frame's
+    /// or doFrame's start), so the sums are Perfetto's; `cause_window`: the chain's window.
+    pub from: &'static str,
+    /// The CUJ's name (`J<NAME>` without the brackets) for `perfetto_cuj_frame`.
+    pub cuj: Option<String>,
 }
 
 /// A category's weight across a process's (or layer's) janky frames.

@@ -9,8 +9,9 @@ use super::timeline::Piece;
 use crate::analysis::blame::ms;
 use crate::analysis::frames::Frame;
 
-pub fn after_render_thread(frame: &Frame, start: i64, end: i64) -> Link {
-    let c = if frame.ui.is_some() || frame.rt.is_some() {
+/// `has_frame_slices`: the chain found a doFrame or DrawFrame for the frame.
+pub fn after_render_thread(frame: &Frame, has_frame_slices: bool, start: i64, end: i64) -> Link {
+    let c = if has_frame_slices {
         Category::GpuComposition
     } else {
         Category::NoFrameSlices
@@ -57,6 +58,8 @@ pub fn after_render_thread(frame: &Frame, start: i64, end: i64) -> Link {
         woken_by: None,
         render_thread_activity: None,
         merged: 0,
+        stretches: 0,
+        longest_stretch: None,
     }
 }
 

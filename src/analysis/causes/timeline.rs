@@ -142,12 +142,14 @@ pub fn attribute(
             state_row: state.map(|sp| sp.row),
             rule,
         };
+        // Time no slice explains keeps its state row: IO, CPU and wakeup evidence read it.
         match out.last_mut() {
             Some(p)
                 if p.end == a
                     && p.category == category
                     && p.slice == slice
-                    && (slice.is_some() || p.context == piece.context) =>
+                    && (slice.is_some()
+                        || (p.context == piece.context && p.state_row == piece.state_row)) =>
             {
                 p.end = b;
             }
@@ -337,6 +339,54 @@ mod tests {
             run(&s, 0, 50, Idle::Vsync, None),
             vec![(0, 40, "vsync_delay"), (40, 50, "running_self")]
         );
+    }
+
+    const MS: i64 = 1_000_000;
+
+    #[test]
+    fn io_and_wakeup_evidence_per_state_row() {
+        // D 0-10 ms (io_wait, filemap_fault), D 10-14 ms (no io_wait, do_page_fault),
+        // Running 14-15, S 15-20 then woken by thread 1, S 21-24 woken by thread 1 again,
+        // S 25-27 ended by thread 0 itself (no waker named).
+        let mut s = store(
+            &[],
+            &[
+                (0, 10 * MS, "D", None),
+                (10 * MS, 4 * MS, "D", None),
+                (14 * MS, MS, "Running", None),
+                (15 * MS, 5 * MS, "S", None),
+                (20 * MS, MS, "R", Some(1)),
+                (21 * MS, 3 * MS, "S", None),
+                (24 * MS, MS, "R", Some(1)),
+                (25 * MS, 2 * MS, "S", None),
+                (27 * MS, MS, "Running", None),
+            ],
+        );
+        let f = s.intern("filemap_fault");
+        let g = s.intern("do_page_fault");
+        s.thread_states[0].set_io_wait(true);
+        s.thread_states[0].set_blocked_function(f);
+        s.thread_states[1].set_io_wait(false);
+        s.thread_states[1].set_blocked_function(g);
+        let idx = Index::new(&s);
+        let states = ThreadStateIndex::all(&s);
+        let ctx = Ctx::new(&idx, &states);
+        let pieces = attribute(&ctx, 0, 0, 28 * MS, Idle::Sleeping, None);
+        let of =
+            |c: Category| -> Vec<&Piece> { pieces.iter().filter(|p| p.category == c).collect() };
+        // Two D rows back to back stay two pieces, each with its own row.
+        let io = super::super::io::detail(&ctx, &of(Category::Io));
+        assert_eq!(io.io_wait_ms, 10.0);
+        let fns: Vec<(&str, f64)> = io
+            .blocked_functions
+            .iter()
+            .map(|n| (n.name.as_str(), n.ms))
+            .collect();
+        assert_eq!(fns, [("filemap_fault", 10.0), ("do_page_fault", 4.0)]);
+        // The sleeps ended by thread 1: 5 + 3 ms; the last one names no waker.
+        let w = super::super::wakeups::woken_by(&ctx, 0, &of(Category::SleepingSelf));
+        assert_eq!(w.len(), 1);
+        assert_eq!((w[0].thread.tid, w[0].ms), (11, 8.0));
     }
 
     const BINDER: (Category, &str) = (Category::Binder, "binder transaction");

@@ -14,7 +14,8 @@ pub struct Module {
     pub provides: &'static [&'static str],
     /// Tables and views the SQL creates; the first one marks the module as built.
     pub tables: &'static [&'static str],
-    /// Other modules (by an entry of their `provides`) to build first.
+    /// Other modules (by an entry of their `provides`, or the first table of one that provides
+    /// no Perfetto name) to build first.
     pub requires: &'static [&'static str],
     pub sql: &'static str,
 }
@@ -83,10 +84,22 @@ pub const MODULES: &[Module] = &[
         requires: &["android.frames.timeline"],
         sql: include_str!("android_cujs_base.sql"),
     },
+    // The first table of blocking_calls_aggregation, on its own so that `analyze` can
+    // build it without the blocking calls (see `analysis::causes::cuj`).
+    Module {
+        provides: &[],
+        tables: &["_extended_frame_boundary"],
+        requires: &["android.cujs.base"],
+        sql: include_str!("android_cuj_frame_boundary.sql"),
+    },
     Module {
         provides: &["android.frame_blocking_calls.blocking_calls_aggregation"],
-        tables: &["_extended_frame_boundary", "_blocking_calls_frame_cuj"],
-        requires: &["android.critical_blocking_calls", "android.cujs.base"],
+        tables: &["_blocking_calls_frame_cuj"],
+        requires: &[
+            "android.critical_blocking_calls",
+            "android.cujs.base",
+            "_extended_frame_boundary",
+        ],
         sql: include_str!("android_blocking_calls_aggregation.sql"),
     },
     Module {
@@ -106,10 +119,20 @@ fn module_named(name: &str) -> Option<&'static Module> {
     MODULES.iter().find(|m| m.provides.contains(&name))
 }
 
+/// A module a `requires` entry names: by a Perfetto name, else by its first table.
+fn required(name: &str) -> Option<&'static Module> {
+    module_named(name).or_else(|| MODULES.iter().find(|m| m.tables.first() == Some(&name)))
+}
+
+/// frameprobe's part of `blocking_calls_aggregation` that builds `_extended_frame_boundary`.
+pub fn cuj_frame_boundary_module() -> Option<&'static Module> {
+    required("_extended_frame_boundary")
+}
+
 /// Builds a module (and what it requires) unless this connection already has it.
 pub fn ensure_module(conn: &Connection, m: &Module) -> Result<()> {
     for r in m.requires {
-        match module_named(r) {
+        match required(r) {
             Some(dep) => ensure_module(conn, dep)?,
             None => bail!("internal: stdlib module requires unknown module {r}"),
         }
@@ -273,9 +296,25 @@ mod tests {
     fn every_required_module_exists() {
         for m in MODULES {
             for r in m.requires {
-                assert!(module_named(r).is_some(), "{r}");
+                assert!(required(r).is_some(), "{r}");
             }
         }
+    }
+
+    #[test]
+    fn only_perfetto_names_are_provided_and_internal_modules_are_found_by_table() {
+        let internal = cuj_frame_boundary_module().unwrap();
+        assert!(internal.provides.is_empty());
+        assert_eq!(internal.tables, ["_extended_frame_boundary"]);
+        assert!(module_named("_extended_frame_boundary").is_none());
+        // The aggregation still brings the boundary, by INCLUDE or by naming either table.
+        let (_, m) = modules_for(
+            "INCLUDE PERFETTO MODULE android.frame_blocking_calls.blocking_calls_aggregation; select 1",
+        )
+        .unwrap();
+        assert!(m[0].requires.contains(&"_extended_frame_boundary"));
+        let (_, m) = modules_for("select * from _extended_frame_boundary").unwrap();
+        assert!(m.iter().any(|m| std::ptr::eq(*m, internal)));
     }
 
     #[test]

@@ -1,0 +1,75 @@
+//! Frames inside CUJs, where Perfetto defines blocking calls per frame
+//! (`android.frame_blocking_calls.blocking_calls_aggregation`): its extended frame boundary,
+//! from the frame's start to the next frame's start or the next doFrame after it, so a janky
+//! frame's `blocking_calls` can be summed over the same interval and agree with Perfetto.
+//!
+//! The boundaries come from frameprobe's implementation of the stdlib tables
+//! (`_extended_frame_boundary`), run over a small database of the frame and CUJ slices alone,
+//! and only when the trace has a `J<…>` slice at all.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+
+use crate::analysis::stdlib;
+use crate::store::sqlite::{to_connection, ExportOptions};
+use crate::store::{Store, Utid};
+
+/// One frame's boundary inside one CUJ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CujFrame {
+    pub cuj_id: i64,
+    pub cuj_name: String,
+    pub ts: i64,
+    pub ts_end: i64,
+    pub ui_thread: Utid,
+    pub render_thread: Option<Utid>,
+}
+
+/// `(UI thread, vsync id)` -> the frame's boundary in the first CUJ that has it.
+pub type CujFrames = HashMap<(Utid, i64), CujFrame>;
+
+fn has_cuj_slices(store: &Store) -> bool {
+    (0..store.strings.len()).any(|i| {
+        store
+            .strings
+            .get(crate::store::strings::StrId(i as u32))
+            .starts_with("J<")
+    })
+}
+
+pub fn frames(store: &Store) -> Result<CujFrames> {
+    let mut out = CujFrames::new();
+    if !has_cuj_slices(store) {
+        return Ok(out);
+    }
+    let opts = ExportOptions {
+        sched: false,
+        counters: false,
+        slices: true,
+        only_frame_slices: true,
+        thread_state: false,
+        args: false,
+    };
+    let conn = to_connection(store, opts)?;
+    let module = stdlib::cuj_frame_boundary_module().context("no CUJ frame boundary module")?;
+    stdlib::ensure_module(&conn, module)?;
+    let mut st = conn.prepare(
+        "SELECT cuj_id, cuj_name, ts, ts_end, ui_thread_utid, render_thread_utid, frame_id \
+         FROM _extended_frame_boundary WHERE ui_thread_utid IS NOT NULL ORDER BY cuj_id",
+    )?;
+    let mut rows = st.query([])?;
+    while let Some(r) = rows.next()? {
+        let ui_thread = r.get::<_, i64>(4)? as Utid;
+        let frame_id: i64 = r.get(6)?;
+        out.entry((ui_thread, frame_id)).or_insert(CujFrame {
+            cuj_id: r.get(0)?,
+            cuj_name: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+            ts: r.get(2)?,
+            ts_end: r.get(3)?,
+            ui_thread,
+            render_thread: r.get::<_, Option<i64>>(5)?.map(|u| u as Utid),
+        });
+    }
+    Ok(out)
+}
