@@ -153,6 +153,24 @@ fn an_emulator_trace_is_inconclusive_and_fails_check() {
             c["tests"][0]["iterations"][0]["trust"]["reasons"][0]["id"],
             "emulator"
         );
+        // The JUnit result carries the grade and the metric version.
+        let xml = common::run(&[
+            "check",
+            t.to_str().unwrap(),
+            "--process",
+            "com.android.systemui",
+            "--max-jank-rate",
+            "100",
+            "--format",
+            "junit",
+        ]);
+        assert_eq!(xml.status.code(), Some(2));
+        let xml = String::from_utf8(xml.stdout).unwrap();
+        assert!(
+            xml.contains("<property name=\"trust\" value=\"inconclusive\"/>")
+                && xml.contains("<property name=\"metric_version\" value=\"1\"/>"),
+            "{xml}"
+        );
         // Allowed: the rules decide again.
         let (code, c) = check(&t, &["--allow-inconclusive"]);
         assert_eq!(code, Some(0), "{c}");

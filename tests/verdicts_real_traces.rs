@@ -489,6 +489,41 @@ fn a_filter_matching_nothing_and_an_empty_file_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{cmd}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("no trace packets"));
     }
+    // A trace with a packet but no frame: nothing to analyze, and doctor says what to add.
+    let frameless = std::env::temp_dir().join(format!(
+        "frameprobe-frameless-{}.pftrace",
+        std::process::id()
+    ));
+    std::fs::write(&frameless, [0x0a, 0x00]).unwrap();
+    for cmd in ["analyze", "frames"] {
+        let out = common::run(&[cmd, frameless.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no frames") && err.contains("frameprobe doctor"),
+            "{err}"
+        );
+    }
+    // Several traces: one without the process is a warning, the others are reported.
+    let api24 = trace(&dir, "androidx_api24_startup_cold");
+    let out = common::run(&[
+        "analyze",
+        api24.to_str().unwrap(),
+        t.to_str().unwrap(),
+        "-p",
+        "com.android.launcher3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!("warning: {}: no frames match", api24.display())),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["traces"][1]["processes"][0]["pid"], 3363);
+    assert_eq!(v["metric_version"], 1);
 }
 
 /// Vitals and over-budget on api24 (no FrameTimeline), from trace_processor's doFrame and

@@ -11,7 +11,7 @@ use crate::analysis::{analyze, AnalyzeOptions};
 use crate::import::LoadOptions;
 use crate::report::{analyze_csv, analyze_text};
 
-use super::load::{load_trace, no_match_message};
+use super::load::{load_trace, no_frames_message, no_match_message};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -90,7 +90,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             let v = if reports.len() == 1 {
                 serde_json::to_value(&reports[0])?
             } else {
-                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "traces": reports })
+                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "metric_version": crate::analysis::definitions::METRIC_VERSION, "traces": reports })
             };
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
@@ -160,25 +160,27 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A --process/--layer filter that matched nothing in any trace is an error (exit 2) that
-/// lists the processes with frames, closest names first.
+/// A trace with no frame to report is an error (exit 2) when no trace has one: with a
+/// --process/--layer filter, the message lists the processes with frames, closest names
+/// first; without one, the trace has no frame data (doctor says what to record). When other
+/// traces do have frames, each empty one is a warning.
 pub fn filter_matched_nothing(
     reports: &[AnalyzeReport],
     opts: &AnalyzeOptions,
 ) -> Option<ExitCode> {
     let filtered = !opts.processes.is_empty() || opts.layer.is_some();
-    if !filtered || reports.iter().any(|r| !r.processes.is_empty()) {
-        return None;
-    }
+    let all_empty = reports.iter().all(|r| r.processes.is_empty());
     let mut wanted = opts.processes.clone();
     wanted.extend(opts.layer.iter().map(|l| format!("layer {l}")));
-    for r in reports {
-        eprintln!(
-            "error: {}",
+    for r in reports.iter().filter(|r| r.processes.is_empty()) {
+        let msg = if filtered {
             no_match_message(&r.trace, &wanted, &r.processes_with_frames)
-        );
+        } else {
+            no_frames_message(&r.trace)
+        };
+        eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
     }
-    Some(ExitCode::from(super::EXIT_ERROR))
+    all_empty.then(|| ExitCode::from(super::EXIT_ERROR))
 }
 
 /// Splits one line of our own CSV (quoted fields with doubled quotes).
