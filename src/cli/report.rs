@@ -78,14 +78,16 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
         only_janky: false,
     };
     let mut reports = Vec::new();
+    let mut sources = Vec::new();
     for t in &a.traces {
         let loaded = super::load::load_trace(t, super::analyze::analysis_load_options())?;
         super::report_warnings(t, &loaded.warnings);
         let mut r = analyze(&loaded.store, &opts, &t.display().to_string());
         r.warnings.extend(loaded.warnings);
         reports.push(r);
+        sources.push(crate::analysis::doctor::source_statuses(&loaded.store));
     }
-    let page = html::render_analyze(&reports);
+    let page = html::render_analyze_with_sources(&reports, &sources);
     write_out(&a.output, &page)?;
     Ok(ExitCode::SUCCESS)
 }
