@@ -143,7 +143,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|p| serde_json::json!({"pid": p.pid, "name": p.name, "trust": p.trust, "frames": p.all_frames}))
                 .collect();
-            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "metric_version": r.metric_version, "trace": r.trace, "sources": r.sources, "trust": r.trust, "processes": frames});
+            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "tool_version": r.tool_version, "metric_version": r.metric_version, "trace": r.trace, "sources": r.sources, "trust": r.trust, "processes": frames});
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
