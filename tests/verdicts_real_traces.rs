@@ -240,13 +240,28 @@ fn api35_systemui_reconciliation_adds_up() {
         .as_str()
         .unwrap()
         .contains("Buffer Stuffing"));
-    // Every frame has its own budget: the expected surface frame (20 ms here), at 60 Hz.
+    // Every frame has its own budget: its expected surface frame in trace_processor's
+    // expected_frame_timeline_slice (the oracle; one per token, 20 ms on this device), at
+    // 60 Hz (its VSP-setPeriod counter: 16666667 ns).
+    let expected: BTreeMap<String, f64> = csv(&oracle.join("expected_frames.csv"))
+        .into_iter()
+        .filter(|r| r["pid"] == "3067")
+        .map(|r| {
+            let ms = r["dur"].parse::<f64>().unwrap() / 1e6;
+            (r["surface_frame_token"].clone(), ms)
+        })
+        .collect();
     for fr in frames {
         assert_eq!(
             fr["budget_source"],
             "its expected surface frame (FrameTimeline)"
         );
+        let key = fr["frame_id"].to_string();
+        let want =
+            (expected.get(&key).unwrap_or_else(|| panic!("{key:?}")) * 100.0).round() / 100.0;
+        assert_eq!(fr["budget_ms"].as_f64(), Some(want), "{key:?}");
         assert_eq!(fr["refresh_hz"], 60.0);
+        assert_eq!(fr["vsync_period_ms"], 16.67);
     }
 }
 
