@@ -22,14 +22,32 @@ pub mod mb_frames;
 pub mod over_budget;
 pub mod vitals;
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
-use super::blame::ms;
+
 use super::frames::Frame;
 use super::hwui::HwuiFrame;
 use super::perfetto_stats::{StdlibFrame, StdlibStats};
 use super::refresh;
 use mb_frames::MbFrameVerdict;
+
+/// A duration as ms with two decimals, rounded half away from zero like [`super::blame::ms`],
+/// formatted without floating point: every frame's verdict texts are built on this path.
+pub struct Ms2(pub i64);
+
+impl std::fmt::Display for Ms2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hundredths = (self.0.unsigned_abs() + 5_000) / 10_000;
+        let sign = if self.0 < 0 && hundredths > 0 {
+            "-"
+        } else {
+            ""
+        };
+        write!(f, "{sign}{}.{:02}", hundredths / 100, hundredths % 100)
+    }
+}
 
 /// The version of the frame definitions (rules, thresholds, inputs) behind every number.
 pub const METRIC_VERSION: u32 = 1;
@@ -319,8 +337,8 @@ pub fn perfetto(s: Result<&StdlibFrame, String>) -> Verdict {
         "stdlib.on_time"
     }];
     let mut why = match s.overrun_ns {
-        Some(o) if s.was_jank => format!("overrun {:.2} ms > 0", ms(o)),
-        Some(o) => format!("overrun {:.2} ms <= 0", ms(o)),
+        Some(o) if s.was_jank => format!("overrun {} ms > 0", Ms2(o)),
+        Some(o) => format!("overrun {} ms <= 0", Ms2(o)),
         None => "no overrun".into(),
     };
     for (on, id) in [
@@ -333,7 +351,7 @@ pub fn perfetto(s: Result<&StdlibFrame, String>) -> Verdict {
         }
     }
     if let Some(c) = s.cpu_time_ns {
-        why.push_str(&format!("; cpu_time {:.2} ms", ms(c)));
+        let _ = write!(why, "; cpu_time {} ms", Ms2(c));
     }
     Verdict::judged(s.was_jank, rules, why)
 }
@@ -435,12 +453,12 @@ pub fn macrobenchmark(m: &MbFrameVerdict) -> Verdict {
         Some(o) if o > 0 => Verdict::judged(
             true,
             vec!["mb.counted", "mb.late"],
-            format!("counted{times}; frameOverrun {:.2} ms", ms(o)),
+            format!("counted{times}; frameOverrun {} ms", Ms2(o)),
         ),
         Some(o) => Verdict::judged(
             false,
             vec!["mb.counted"],
-            format!("counted{times}; frameOverrun {:.2} ms", ms(o)),
+            format!("counted{times}; frameOverrun {} ms", Ms2(o)),
         ),
         None => Verdict {
             considered: true,
@@ -462,8 +480,8 @@ pub fn vitals(cpu_ns: Option<i64>) -> Verdict {
     let slow = vitals::is_slow(c);
     let mut rules = vec![if slow { "vitals.slow" } else { "vitals.ok" }];
     let mut why = format!(
-        "UI + RenderThread {:.2} ms {} 16 ms",
-        ms(c),
+        "UI + RenderThread {} ms {} 16 ms",
+        Ms2(c),
         if slow { ">" } else { "<=" }
     );
     if vitals::is_frozen(c) {
@@ -485,26 +503,22 @@ pub fn missed_vsyncs(overrun_ns: Option<i64>, period_ns: i64) -> (Verdict, Optio
         );
     };
     let n = refresh::missed_vsyncs(o, period_ns);
-    let at = format!(
-        "{:.2} ms vsync ({} Hz)",
-        period_ns as f64 / 1e6,
-        refresh::hz(period_ns)
-    );
+    let (p, hz) = (Ms2(period_ns), refresh::hz(period_ns));
     let v = if n > 0 {
+        let s = if n == 1 { "" } else { "s" };
         Verdict::judged(
             true,
             vec!["vsync.missed"],
             format!(
-                "overrun {:.2} ms = {n} whole vsync{} of {at}",
-                ms(o),
-                if n == 1 { "" } else { "s" }
+                "overrun {} ms = {n} whole vsync{s} of {p} ms vsync ({hz} Hz)",
+                Ms2(o)
             ),
         )
     } else {
         Verdict::judged(
             false,
             vec!["vsync.on_time"],
-            format!("overrun {:.2} ms: on time at {at}", ms(o)),
+            format!("overrun {} ms: on time at {p} ms vsync ({hz} Hz)", Ms2(o)),
         )
     };
     (v, Some(n))
@@ -521,9 +535,9 @@ pub fn over_budget(f: &Frame, budget_ns: i64) -> Verdict {
         over,
         vec![if over { "budget.over" } else { "budget.within" }],
         format!(
-            "{what} time {:.2} ms {cmp} its {:.2} ms budget",
-            ms(t),
-            ms(budget_ns)
+            "{what} time {} ms {cmp} its {} ms budget",
+            Ms2(t),
+            Ms2(budget_ns)
         ),
     )
 }
@@ -682,6 +696,28 @@ mod tests {
             "{}",
             v.why
         );
+    }
+
+    #[test]
+    fn ms2_rounds_like_the_float_formatting() {
+        for ns in [
+            0i64,
+            1,
+            4_999,
+            5_000,
+            14_180_000,
+            16_666_667,
+            20_000_000,
+            56_305_123,
+            -3_000_000,
+            -5_000,
+            -8_930_842,
+            1_084_000_000,
+        ] {
+            assert_eq!(Ms2(ns).to_string(), format!("{:.2}", ms(ns)), "{ns}");
+        }
+        // No negative zero.
+        assert_eq!(Ms2(-4_999).to_string(), "0.00");
     }
 
     #[test]
