@@ -26,7 +26,6 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-
 use super::frames::Frame;
 use super::hwui::HwuiFrame;
 use super::perfetto_stats::{StdlibFrame, StdlibStats};
@@ -714,7 +713,11 @@ mod tests {
             -8_930_842,
             1_084_000_000,
         ] {
-            assert_eq!(Ms2(ns).to_string(), format!("{:.2}", ms(ns)), "{ns}");
+            assert_eq!(
+                Ms2(ns).to_string(),
+                format!("{:.2}", crate::analysis::blame::ms(ns)),
+                "{ns}"
+            );
         }
         // No negative zero.
         assert_eq!(Ms2(-4_999).to_string(), "0.00");
