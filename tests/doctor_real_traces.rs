@@ -253,3 +253,43 @@ fn manifest_reader_reads_counts_and_absences() {
         Some(60517)
     );
 }
+
+#[test]
+fn the_html_report_lists_the_sources_doctor_finds_missing() {
+    let Some(dir) = common::shared("traces", "the_html_report_lists_missing_sources") else {
+        return;
+    };
+    // nowinandroid: "no doFrame or DrawFrame, no process_tree and no sched", no
+    // graphics_frame_event (MANIFEST); doctor's JSON agrees (checked above).
+    let t = dir.join("nowinandroid_demo_pixel7pro_api33.perfetto-trace");
+    let d = doctor(&t);
+    let missing: Vec<String> = d["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["present"] == false)
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        missing,
+        ["frame_tracer", "atrace_view", "sched", "process_tree"]
+    );
+    let html = std::env::temp_dir().join(format!("frameprobe-doctor-{}.html", std::process::id()));
+    let out = common::run(&["report", t.to_str().unwrap(), "-o", html.to_str().unwrap()]);
+    assert!(out.status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<details class=\"sources\" data-missing=\"4\" open>"));
+    for id in &missing {
+        assert!(page.contains(&format!("<li data-source=\"{id}\">")), "{id}");
+    }
+    // The config fragment doctor prints, HTML-escaped.
+    let config = d["config_to_add"].as_str().unwrap().replace('"', "&quot;");
+    assert!(page.contains(&format!("<pre class=\"config\">{config}</pre>")));
+    // A trace with every source lists none as missing.
+    let t = dir.join("androidx_api35_startup_cold_classinit.perfetto-trace");
+    let out = common::run(&["report", t.to_str().unwrap(), "-o", html.to_str().unwrap()]);
+    assert!(out.status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<details class=\"sources\" data-missing=\"0\">"));
+    assert!(!page.contains("<li data-source="));
+}

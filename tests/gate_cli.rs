@@ -7,6 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use frameprobe::analysis::definitions::METRIC_VERSION;
 use frameprobe::synth::{generate, SynthConfig};
 use serde_json::Value;
 
@@ -144,6 +145,25 @@ fn compare_markdown_and_junit() {
         .count();
     assert_eq!(failures, failed_cases);
     assert!(failures >= 1);
+    // Every result says which definitions produced it.
+    let version = metric_version_property(&doc);
+    assert_eq!(version, Some(METRIC_VERSION.to_string()));
+    assert!(md.contains(&format!("Metric version: {METRIC_VERSION}")));
+    let json: Value = serde_json::from_slice(&compare(&base, &cand, "json").stdout).unwrap();
+    assert_eq!(json["metric_version"], METRIC_VERSION);
+    let table = String::from_utf8(compare(&base, &cand, "table").stdout).unwrap();
+    assert!(table.contains(&format!("metric version: {METRIC_VERSION}")));
+}
+
+/// The `metric_version` property of the JUnit test suites (all of them must agree).
+fn metric_version_property(doc: &roxmltree::Document) -> Option<String> {
+    let values: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("property") && n.attribute("name") == Some("metric_version"))
+        .filter_map(|n| n.attribute("value"))
+        .collect();
+    assert!(values.windows(2).all(|w| w[0] == w[1]));
+    values.first().map(|v| v.to_string())
 }
 
 /// Measured values of the api35 systemui trace, by rule.
@@ -288,6 +308,10 @@ fn check_outputs_and_unreadable_traces() {
         .filter(|n| n.has_tag_name("testcase"))
         .collect();
     assert_eq!(cases.len(), 2, "one test case per rule");
+    assert_eq!(
+        metric_version_property(&doc),
+        Some(METRIC_VERSION.to_string())
+    );
     assert_eq!(
         doc.descendants()
             .filter(|n| n.has_tag_name("failure"))

@@ -15,13 +15,14 @@ fn cfg(counters: bool) -> SynthConfig {
         frames: 160,
         refresh_phases: vec![(90, 80), (120, 80)],
         vsync_period_counters: counters,
-        // Work that fits a 120 Hz frame, with some frames slowed past it.
+        // Work that fits a 120 Hz frame, with some frames slowed past it by more than a
+        // vsync at 90 or 120 Hz but less than a 60 Hz one, so the period decides the count.
         ui_work_ns: 2_000_000,
         rt_work_ns: 1_500_000,
         gpu_work_ns: 1_000_000,
         work_jitter_ns: 300_000,
         jank_rate: 0.15,
-        slow_extra_ns: 9_000_000,
+        slow_extra_ns: 20_000_000,
         ..Default::default()
     }
 }
@@ -51,6 +52,7 @@ fn check(name: &str, counters: bool, source: &str) {
     let frames = frames_json(&path);
     assert_eq!(frames.len(), plan.len());
     let mut missed_total = 0;
+    let mut period_decides = 0;
     for pf in &plan {
         let f = frames
             .iter()
@@ -70,15 +72,26 @@ fn check(name: &str, counters: bool, source: &str) {
         assert_eq!(f["budget_ms"].as_f64(), Some(budget));
         // Overrun = max(actual end, RenderThread end) - expected end; whole vsyncs, ceil.
         let overrun = pf.actual_end.max(pf.rt_end) - pf.expected_end;
-        let missed = if overrun <= 0 {
-            0
-        } else {
-            (overrun + pf.vsync_period_ns - 1) / pf.vsync_period_ns
+        let whole = |period: i64| {
+            if overrun <= 0 {
+                0
+            } else {
+                (overrun + period - 1) / period
+            }
         };
+        let missed = whole(pf.vsync_period_ns);
         assert_eq!(f["missed_vsyncs"].as_i64(), Some(missed), "{f}");
         missed_total += missed;
+        // Counted at 60 Hz these frames would have missed fewer vsyncs.
+        if missed != whole(16_666_667) {
+            period_decides += 1;
+        }
     }
     assert!(missed_total > 0, "the plan has late frames");
+    assert!(
+        period_decides > 0,
+        "no frame where the period changes the count"
+    );
     // The header counts frames per rate.
     let out = common::run(&["analyze", path.to_str().unwrap(), "--format", "json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();

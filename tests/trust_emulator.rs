@@ -128,8 +128,12 @@ fn an_emulator_trace_is_inconclusive_and_fails_check() {
         assert_eq!(r["trust"]["grade"], "inconclusive", "{name}");
         let reason = &r["trust"]["reasons"][0];
         assert_eq!(reason["id"], "emulator");
+        // The text names the marker that matched, not just the string that holds it.
         assert!(
-            reason["text"].as_str().unwrap().contains(marker),
+            reason["text"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("names an emulator ({marker})")),
             "{reason}"
         );
         // Every process inherits the trace's grade; the frames themselves are unchanged.
@@ -152,6 +156,24 @@ fn an_emulator_trace_is_inconclusive_and_fails_check() {
         assert_eq!(
             c["tests"][0]["iterations"][0]["trust"]["reasons"][0]["id"],
             "emulator"
+        );
+        // The JUnit result carries the grade and the metric version.
+        let xml = common::run(&[
+            "check",
+            t.to_str().unwrap(),
+            "--process",
+            "com.android.systemui",
+            "--max-jank-rate",
+            "100",
+            "--format",
+            "junit",
+        ]);
+        assert_eq!(xml.status.code(), Some(2));
+        let xml = String::from_utf8(xml.stdout).unwrap();
+        assert!(
+            xml.contains("<property name=\"trust\" value=\"inconclusive\"/>")
+                && xml.contains("<property name=\"metric_version\" value=\"1\"/>"),
+            "{xml}"
         );
         // Allowed: the rules decide again.
         let (code, c) = check(&t, &["--allow-inconclusive"]);

@@ -240,13 +240,28 @@ fn api35_systemui_reconciliation_adds_up() {
         .as_str()
         .unwrap()
         .contains("Buffer Stuffing"));
-    // Every frame has its own budget: the expected surface frame (20 ms here), at 60 Hz.
+    // Every frame has its own budget: its expected surface frame in trace_processor's
+    // expected_frame_timeline_slice (the oracle; one per token, 20 ms on this device), at
+    // 60 Hz (its VSP-setPeriod counter: 16666667 ns).
+    let expected: BTreeMap<String, f64> = csv(&oracle.join("expected_frames.csv"))
+        .into_iter()
+        .filter(|r| r["pid"] == "3067")
+        .map(|r| {
+            let ms = r["dur"].parse::<f64>().unwrap() / 1e6;
+            (r["surface_frame_token"].clone(), ms)
+        })
+        .collect();
     for fr in frames {
         assert_eq!(
             fr["budget_source"],
             "its expected surface frame (FrameTimeline)"
         );
+        let key = fr["frame_id"].to_string();
+        let want =
+            (expected.get(&key).unwrap_or_else(|| panic!("{key:?}")) * 100.0).round() / 100.0;
+        assert_eq!(fr["budget_ms"].as_f64(), Some(want), "{key:?}");
         assert_eq!(fr["refresh_hz"], 60.0);
+        assert_eq!(fr["vsync_period_ms"], 16.67);
     }
 }
 
@@ -489,4 +504,120 @@ fn a_filter_matching_nothing_and_an_empty_file_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{cmd}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("no trace packets"));
     }
+    // A trace with a packet but no frame: nothing to analyze, and doctor says what to add.
+    let frameless = std::env::temp_dir().join(format!(
+        "frameprobe-frameless-{}.pftrace",
+        std::process::id()
+    ));
+    std::fs::write(&frameless, [0x0a, 0x00]).unwrap();
+    for cmd in ["analyze", "frames"] {
+        let out = common::run(&[cmd, frameless.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no frames") && err.contains("frameprobe doctor"),
+            "{err}"
+        );
+    }
+    // Several traces: one without the process is a warning, the others are reported.
+    let api24 = trace(&dir, "androidx_api24_startup_cold");
+    let out = common::run(&[
+        "analyze",
+        api24.to_str().unwrap(),
+        t.to_str().unwrap(),
+        "-p",
+        "com.android.launcher3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!("warning: {}: no frames match", api24.display())),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["traces"][1]["processes"][0]["pid"], 3363);
+    assert_eq!(v["metric_version"], 1);
+}
+
+/// Vitals and over-budget on api24 (no FrameTimeline), from trace_processor's doFrame and
+/// DrawFrame slices (the oracle's frame_thread_slices.csv): a frame is a main-thread doFrame
+/// with the DrawFrames that start before the next doFrame; CPU time = the last DrawFrame's
+/// end - the doFrame's start. Vitals: CPU time > 16 ms over frames with both; over budget:
+/// CPU time, else the doFrame's duration, > the 60 Hz vsync period, over every frame. The
+/// table's "N slow" is the over-budget count.
+#[test]
+fn api24_vitals_and_over_budget_follow_the_slices() {
+    let Some(dir) = common::shared("traces", "api24_vitals_and_over_budget") else {
+        return;
+    };
+    let Some(oracle) = common::shared(
+        "perfetto-oracle/expected/androidx_api24_startup_cold",
+        "api24_vitals_and_over_budget",
+    ) else {
+        return;
+    };
+    let slices = csv(&oracle.join("frame_thread_slices.csv"));
+    let t = trace(&dir, "androidx_api24_startup_cold");
+    let r = json(&["analyze", t.to_str().unwrap(), "--format", "json"]);
+    let procs = r["processes"].as_array().unwrap();
+    assert_eq!(procs.len(), 3);
+    let mut slow_anywhere = 0;
+    for p in procs {
+        let pid = p["pid"].as_i64().unwrap().to_string();
+        let num = |r: &BTreeMap<String, String>, k: &str| r[k].parse::<i64>().unwrap();
+        let mut do_frames: Vec<&BTreeMap<String, String>> = slices
+            .iter()
+            .filter(|s| s["pid"] == pid && s["tid"] == pid)
+            .filter(|s| s["name"].starts_with("Choreographer#doFrame"))
+            .collect();
+        do_frames.sort_by_key(|s| num(s, "ts"));
+        let draw_frames: Vec<&BTreeMap<String, String>> = slices
+            .iter()
+            .filter(|s| s["pid"] == pid && s["tid"] != pid && s["name"].starts_with("DrawFrame"))
+            .collect();
+        let (mut vitals_of, mut vitals_slow, mut over) = (0u64, 0u64, 0u64);
+        for (i, d) in do_frames.iter().enumerate() {
+            let start = num(d, "ts");
+            let next = do_frames.get(i + 1).map_or(i64::MAX, |n| num(n, "ts"));
+            let cpu = draw_frames
+                .iter()
+                .filter(|x| (start..next).contains(&num(x, "ts")))
+                .map(|x| num(x, "ts") + num(x, "dur") - start)
+                .max();
+            if let Some(c) = cpu {
+                vitals_of += 1;
+                vitals_slow += u64::from(c > 16_000_000);
+            }
+            over += u64::from(cpu.unwrap_or(num(d, "dur")) > 16_666_667);
+        }
+        let process = &p["reconciliation"][0];
+        assert_eq!(process["frames"].as_u64(), Some(do_frames.len() as u64));
+        let v = row(process, "vitals");
+        assert_eq!(
+            (v["count"].as_u64(), v["of"].as_u64()),
+            (Some(vitals_slow), Some(vitals_of)),
+            "{pid}"
+        );
+        let o = row(process, "over_budget");
+        assert_eq!(
+            (o["count"].as_u64(), o["of"].as_u64()),
+            (Some(over), Some(do_frames.len() as u64)),
+            "{pid}"
+        );
+        let slow: u64 = p["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["slow_frames"]["frames"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            slow, over,
+            "the table's slow frames are the over-budget frames"
+        );
+        slow_anywhere += over;
+    }
+    // The macrobenchmark target: 3 frames over 16.67 ms, 2 of them with a DrawFrame.
+    assert_eq!(slow_anywhere, 3);
 }

@@ -42,6 +42,19 @@ impl SourceId {
         SourceId::ClockSnapshot,
     ];
 
+    /// The id as in JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            SourceId::FrameTimeline => "frame_timeline",
+            SourceId::FrameTracer => "frame_tracer",
+            SourceId::AtraceView => "atrace_view",
+            SourceId::Atrace => "atrace",
+            SourceId::Sched => "sched",
+            SourceId::ProcessTree => "process_tree",
+            SourceId::ClockSnapshot => "clock_snapshot",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             SourceId::FrameTimeline => "FrameTimeline (SurfaceFlinger expected/actual frames)",
@@ -237,7 +250,8 @@ fn atrace_counts(store: &Store) -> (usize, usize, usize) {
     (d, r, all)
 }
 
-fn statuses(store: &Store) -> Vec<SourceStatus> {
+/// Each frame data source: present or missing, what a missing one costs and its config.
+pub fn source_statuses(store: &Store) -> Vec<SourceStatus> {
     let info = &store.trace_info;
     let (do_frames, draw_frames, sections) = atrace_counts(store);
     let ft = &store.frame_timeline;
@@ -376,7 +390,7 @@ pub fn doctor(store: &Store, trace: &str, packets: u64) -> DoctorReport {
         .values()
         .flatten()
         .map(|f| super::process_verdicts::timing(f, &vsync).period_ns);
-    let sources = statuses(store);
+    let sources = source_statuses(store);
     let missing: Vec<SourceId> = sources
         .iter()
         .filter(|s| !s.present)
@@ -439,6 +453,7 @@ mod tests {
                 "{id:?}"
             );
             assert!(!id.cost().is_empty());
+            assert_eq!(serde_json::to_value(id).unwrap(), id.key());
         }
     }
 

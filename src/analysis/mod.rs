@@ -156,7 +156,7 @@ fn median_budget(timing: &[process_verdicts::FrameTiming]) -> (i64, &'static str
     b.sort_unstable();
     (
         b[b.len() / 2],
-        "median of the frames' own budgets (expected surface frame, else vsync period)",
+        "median of the frames' own budgets: each its expected surface frame, else its vsync period",
     )
 }
 

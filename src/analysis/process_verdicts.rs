@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::definitions::mb_frames::{self, MbMapping};
+use super::definitions::over_budget;
 use super::definitions::{self, Definition, FrameDefinitions, FrameFacts};
 use super::frame_timing::MbInput;
 use super::frames::Frame;
@@ -69,7 +70,7 @@ pub fn janky(f: &Frame, t: &FrameTiming) -> bool {
     if f.timeline.is_some() {
         f.ft_janky()
     } else {
-        f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > t.budget_ns)
+        over_budget::over(f, t.budget_ns) == Some(true)
     }
 }
 
@@ -214,7 +215,7 @@ pub fn worst_order(frames: &[Frame], v: &ProcessVerdicts) -> Vec<usize> {
     let key = |i: usize| {
         let f = &frames[i];
         let t = &v.timing[i];
-        let excess = f.cpu_ns().or(f.ui_ns()).map(|c| c - t.budget_ns);
+        let excess = over_budget::time_ns(f).map(|c| c - t.budget_ns);
         (
             janky(f, t),
             v.missed_vsyncs[i].unwrap_or(0),

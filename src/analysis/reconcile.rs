@@ -254,6 +254,7 @@ mod tests {
             macrobenchmark: v(true, Some(false), "mb.counted"),
             vitals: v(false, None, "vitals.absent"),
             missed_vsyncs: v(false, None, "vsync.absent"),
+            over_budget: v(false, None, "budget.absent"),
             disagreement: None,
         }
     }

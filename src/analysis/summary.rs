@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::blame::ms;
+use super::definitions::over_budget;
 use super::frame_timing::percentile;
 use super::frames::Frame;
 use super::index::{Index, Phase};
@@ -130,7 +131,7 @@ pub fn summarize(
         let bad = if f.timeline.is_some() {
             f.ft_janky()
         } else {
-            f.cpu_ns().or(f.ui_ns()).is_some_and(|c| c > b)
+            over_budget::over(f, b) == Some(true)
         };
         streak = if bad { streak + 1 } else { 0 };
         best = best.max(streak);
@@ -138,9 +139,12 @@ pub fn summarize(
     let timed: Vec<(i64, i64)> = frames
         .iter()
         .zip(budgets)
-        .filter_map(|(f, &b)| Some((f.cpu_ns().or(f.ui_ns())?, b)))
+        .filter_map(|(f, &b)| Some((over_budget::time_ns(f)?, b)))
         .collect();
-    let slow = timed.iter().filter(|(c, b)| c > b).count();
+    let slow = timed
+        .iter()
+        .filter(|&&(c, b)| over_budget::is_over(c, b))
+        .count();
     let with_tl = |c: Count| (n_tl > 0).then_some(c);
     let per = |m: BTreeMap<String, usize>| -> Option<BTreeMap<String, Count>> {
         (n_tl > 0).then(|| m.into_iter().map(|(k, v)| (k, count(v, n_tl))).collect())

@@ -497,6 +497,32 @@ mod tests {
     }
 
     #[test]
+    fn every_emulator_marker_alone_names_an_emulator() {
+        for m in EMULATOR_MARKERS {
+            let mut f = phone();
+            let v = format!("acme/{m}_product/device:14/AP1A/1:user/release-keys");
+            f.device_strings = vec![("build fingerprint", v)];
+            let r = trace_reasons(&f);
+            assert_eq!(r[0].id, "emulator", "{m}");
+            assert!(
+                r[0].text.contains(&format!("emulator ({m})")),
+                "{}",
+                r[0].text
+            );
+        }
+        for g in SOFTWARE_GPU_MARKERS {
+            let mut f = phone();
+            f.gpus = vec![format!("Vendor {g} renderer")];
+            assert_eq!(trace_reasons(&f)[0].id, "software_rendering", "{g}");
+        }
+        // Case does not matter; a phone's strings name none.
+        let mut f = phone();
+        f.device_strings = vec![("kernel release", "5.15-Android14-GOLDFISH".into())];
+        assert_eq!(trace_reasons(&f)[0].id, "emulator");
+        assert!(trace_reasons(&phone()).is_empty());
+    }
+
+    #[test]
     fn missing_sources_and_losses_degrade() {
         let mut f = phone();
         f.sources.frame_timeline = false;

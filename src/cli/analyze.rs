@@ -11,7 +11,7 @@ use crate::analysis::{analyze, AnalyzeOptions};
 use crate::import::LoadOptions;
 use crate::report::{analyze_csv, analyze_text};
 
-use super::load::{load_trace, no_match_message};
+use super::load::{load_trace, no_frames_message, no_match_message};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -85,7 +85,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             let v = if reports.len() == 1 && errors.is_empty() {
                 serde_json::to_value(&reports[0])?
             } else {
-                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "traces": reports, "errors": errors })
+                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "metric_version": crate::analysis::definitions::METRIC_VERSION, "traces": reports, "errors": errors })
             };
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
@@ -128,18 +128,30 @@ pub fn analyze_each(
     traces: &[PathBuf],
     opts: &AnalyzeOptions,
 ) -> Result<(Vec<AnalyzeReport>, Vec<String>)> {
-    let mut reports = Vec::new();
+    let (done, errors) = analyze_each_with(traces, opts, |_| ())?;
+    Ok((done.into_iter().map(|(r, ())| r).collect(), errors))
+}
+
+/// Analyzes each trace behind its own panic guard, with `also` computed from the same
+/// loaded store. A trace that fails is an error line (the others go on), unless it is the
+/// only one: then the error is the command's.
+pub fn analyze_each_with<T>(
+    traces: &[PathBuf],
+    opts: &AnalyzeOptions,
+    also: impl Fn(&crate::store::Store) -> T,
+) -> Result<(Vec<(AnalyzeReport, T)>, Vec<String>)> {
+    let mut done = Vec::new();
     let mut errors = Vec::new();
     for t in traces {
         let one = crate::gate::isolate::run_isolated(|| {
             let loaded = load_trace(t, analysis_load_options())?;
             super::report_warnings(t, &loaded.warnings);
             let mut r = analyze(&loaded.store, opts, &t.display().to_string());
-            r.warnings.extend(loaded.warnings);
-            Ok(r)
+            r.warnings.extend(loaded.warnings.iter().cloned());
+            Ok((r, also(&loaded.store)))
         });
         match one {
-            Ok(r) => reports.push(r),
+            Ok(r) => done.push(r),
             Err(e) if traces.len() == 1 => return Err(e),
             Err(e) => {
                 eprintln!("error: {e:#}");
@@ -147,7 +159,7 @@ pub fn analyze_each(
             }
         }
     }
-    Ok((reports, errors))
+    Ok((done, errors))
 }
 
 pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
@@ -173,7 +185,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|p| serde_json::json!({"pid": p.pid, "name": p.name, "trust": p.trust, "frames": p.all_frames}))
                 .collect();
-            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "metric_version": r.metric_version, "trace": r.trace, "sources": r.sources, "trust": r.trust, "processes": frames});
+            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "tool_version": r.tool_version, "metric_version": r.metric_version, "trace": r.trace, "sources": r.sources, "trust": r.trust, "processes": frames});
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
@@ -190,25 +202,27 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A --process/--layer filter that matched nothing in any trace is an error (exit 2) that
-/// lists the processes with frames, closest names first.
+/// A trace with no frame to report is an error (exit 2) when no trace has one: with a
+/// --process/--layer filter, the message lists the processes with frames, closest names
+/// first; without one, the trace has no frame data (doctor says what to record). When other
+/// traces do have frames, each empty one is a warning.
 pub fn filter_matched_nothing(
     reports: &[AnalyzeReport],
     opts: &AnalyzeOptions,
 ) -> Option<ExitCode> {
     let filtered = !opts.processes.is_empty() || opts.layer.is_some();
-    if !filtered || reports.iter().any(|r| !r.processes.is_empty()) {
-        return None;
-    }
+    let all_empty = reports.iter().all(|r| r.processes.is_empty());
     let mut wanted = opts.processes.clone();
     wanted.extend(opts.layer.iter().map(|l| format!("layer {l}")));
-    for r in reports {
-        eprintln!(
-            "error: {}",
+    for r in reports.iter().filter(|r| r.processes.is_empty()) {
+        let msg = if filtered {
             no_match_message(&r.trace, &wanted, &r.processes_with_frames)
-        );
+        } else {
+            no_frames_message(&r.trace)
+        };
+        eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
     }
-    Some(ExitCode::from(super::EXIT_ERROR))
+    all_empty.then(|| ExitCode::from(super::EXIT_ERROR))
 }
 
 /// Splits our own CSV into records (quoted fields with doubled quotes; a quoted field may

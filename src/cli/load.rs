@@ -12,6 +12,13 @@ pub fn load_trace(path: &Path, opts: LoadOptions) -> Result<Loaded> {
     load(path, opts).with_context(|| format!("cannot load {}", path.display()))
 }
 
+/// The message for a trace in which no process has a frame.
+pub fn no_frames_message(trace: &str) -> String {
+    format!(
+        "{trace}: no frames: neither FrameTimeline actual frames nor main-thread Choreographer#doFrame / RenderThread DrawFrame slices; `frameprobe doctor {trace}` shows what the trace holds and the trace config that adds them"
+    )
+}
+
 /// The message for a --process/--layer filter that matched nothing: what does have frames,
 /// closest names first.
 pub fn no_match_message(

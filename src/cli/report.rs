@@ -70,8 +70,13 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
         all_frames: true,
         only_janky: false,
     };
-    let (reports, errors) = super::analyze::analyze_each(&a.traces, &opts)?;
-    let page = html::render_analyze(&reports);
+    let (done, errors) = super::analyze::analyze_each_with(
+        &a.traces,
+        &opts,
+        crate::analysis::doctor::source_statuses,
+    )?;
+    let (reports, sources): (Vec<_>, Vec<_>) = done.into_iter().unzip();
+    let page = html::render_analyze_with_sources(&reports, &sources);
     write_out(&a.output, &page)?;
     Ok(if errors.is_empty() {
         ExitCode::SUCCESS

@@ -229,6 +229,7 @@ pub fn compare_table(r: &CompareReport) -> String {
     for e in &r.errors {
         let _ = writeln!(out, "error: {e}");
     }
+    let _ = writeln!(out, "metric version: {}", r.metric_version);
     let _ = writeln!(
         out,
         "result: {} (exit {})",
@@ -264,6 +265,7 @@ pub fn compare_markdown(r: &CompareReport) -> String {
         }
         out.push('\n');
     }
+    let _ = writeln!(out, "Metric version: {}\n", r.metric_version);
     if !r.errors.is_empty() {
         let _ = writeln!(out, "**Could not evaluate:**\n");
         for e in &r.errors {
@@ -298,16 +300,20 @@ struct Case {
     error: Option<String>,
 }
 
-fn junit(suite_name: &str, suites: Vec<(String, Vec<Case>)>, errors: &[String]) -> String {
-    let total: usize = suites.iter().map(|s| s.1.len()).sum::<usize>() + errors.len();
+/// A test suite: its name, its `<properties>` (e.g. the metric version, so an archived
+/// result says which definitions produced it) and its cases.
+type Suite = (String, Vec<(&'static str, String)>, Vec<Case>);
+
+fn junit(suite_name: &str, suites: Vec<Suite>, errors: &[String]) -> String {
+    let total: usize = suites.iter().map(|s| s.2.len()).sum::<usize>() + errors.len();
     let failures: usize = suites
         .iter()
-        .flat_map(|s| &s.1)
+        .flat_map(|s| &s.2)
         .filter(|c| c.failure.is_some())
         .count();
     let errs: usize = suites
         .iter()
-        .flat_map(|s| &s.1)
+        .flat_map(|s| &s.2)
         .filter(|c| c.error.is_some())
         .count()
         + errors.len();
@@ -317,7 +323,7 @@ fn junit(suite_name: &str, suites: Vec<(String, Vec<Case>)>, errors: &[String]) 
         "<testsuites name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errs}\">",
         xml_escape(suite_name)
     );
-    for (name, cases) in &suites {
+    for (name, properties, cases) in &suites {
         let f = cases.iter().filter(|c| c.failure.is_some()).count();
         let e = cases.iter().filter(|c| c.error.is_some()).count();
         let _ = writeln!(
@@ -326,6 +332,17 @@ fn junit(suite_name: &str, suites: Vec<(String, Vec<Case>)>, errors: &[String]) 
             xml_escape(name),
             cases.len()
         );
+        if !properties.is_empty() {
+            o.push_str("    <properties>\n");
+            for (k, v) in properties {
+                let _ = writeln!(
+                    o,
+                    "      <property name=\"{k}\" value=\"{}\"/>",
+                    xml_escape(v)
+                );
+            }
+            o.push_str("    </properties>\n");
+        }
         for c in cases {
             let _ = write!(
                 o,
@@ -394,7 +411,11 @@ pub fn check_junit(r: &CheckReport) -> String {
                         .then(|| "cannot be evaluated on these traces".to_string()),
                 })
                 .collect();
-            (t.test.clone(), cases)
+            let properties = vec![
+                ("metric_version", r.metric_version.to_string()),
+                ("trust", t.trust.grade.as_str().to_string()),
+            ];
+            (t.test.clone(), properties, cases)
         })
         .collect();
     junit("frameprobe check", suites, &r.errors)
@@ -423,7 +444,8 @@ pub fn compare_junit(r: &CompareReport) -> String {
                     error: None,
                 })
                 .collect();
-            (t.test.clone(), cases)
+            let properties = vec![("metric_version", r.metric_version.to_string())];
+            (t.test.clone(), properties, cases)
         })
         .collect();
     junit("frameprobe compare", suites, &r.errors)

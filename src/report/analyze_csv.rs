@@ -159,7 +159,7 @@ fn flag(d: &FrameDefinitions, k: Definition) -> String {
 }
 
 pub fn frames_csv(r: &AnalyzeReport) -> String {
-    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types,budget_ms,budget_source,vsync_period_ms,refresh_hz,missed_vsyncs,ft_janky,stdlib_was_jank,hwui_deadline_janky,mb_counted,mb_late,mb_why_not,vitals_slow,vitals_frozen,rules,disagreement,primary_cause,primary_cause_ms,cause_window_ms\n");
+    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types,budget_ms,budget_source,vsync_period_ms,refresh_hz,missed_vsyncs,ft_janky,stdlib_was_jank,hwui_deadline_janky,mb_counted,mb_late,mb_why_not,vitals_slow,vitals_frozen,over_budget,rules,disagreement,primary_cause,primary_cause_ms,cause_window_ms\n");
     for p in &r.processes {
         for f in &p.all_frames {
             let b = f.buffer.as_ref();
@@ -217,6 +217,7 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                     .vitals
                     .considered
                     .then(|| i32::from(f.definitions.vitals.rules.contains(&"vitals.frozen")))),
+                flag(&f.definitions, Definition::OverBudget),
                 csv_field(&f.definitions.rule_ids().join(";")),
                 csv_field(
                     f.definitions

@@ -368,7 +368,9 @@ pub fn render_markdown(r: &AnalyzeReport) -> String {
             out.push_str(&md_table(&verdicts::rows(rec)));
             out.push('\n');
             for l in verdicts::disagreement_lines(rec, if i == 0 { 3 } else { 0 }) {
-                let _ = writeln!(out, "- {}", md_escape(l.trim_start()));
+                // Kinds and examples are indented under the count: nested list items.
+                let bullet = if l.starts_with(' ') { "  - " } else { "- " };
+                let _ = writeln!(out, "{bullet}{}", md_escape(l.trim_start()));
             }
         }
         if !p.worst_frames.is_empty() {

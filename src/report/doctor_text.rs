@@ -12,6 +12,43 @@ fn indent(text: &str, by: &str) -> String {
         .collect::<String>()
 }
 
+/// Errors sharing a prefix ("Ftrace event unknown: ...", dozens on most devices) on one line
+/// with their count and the first few; JSON keeps every one.
+fn setup_error_lines(errors: &[String]) -> Vec<String> {
+    const SHOWN: usize = 4;
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for e in errors {
+        let (prefix, item) = e.split_once(": ").unwrap_or((e.as_str(), ""));
+        match groups.iter_mut().find(|g| g.0 == prefix) {
+            Some(g) => g.1.push(item),
+            None => groups.push((prefix, vec![item])),
+        }
+    }
+    groups
+        .into_iter()
+        .flat_map(|(prefix, items)| {
+            if items.len() <= SHOWN {
+                items
+                    .iter()
+                    .map(|i| {
+                        if i.is_empty() {
+                            prefix.to_string()
+                        } else {
+                            format!("{prefix}: {i}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            } else {
+                vec![format!(
+                    "{prefix} ({}): {}, … (all of them: --format json)",
+                    items.len(),
+                    items[..SHOWN].join(", ")
+                )]
+            }
+        })
+        .collect()
+}
+
 pub fn render(r: &DoctorReport) -> String {
     let mut o = String::new();
     let _ = writeln!(
@@ -74,8 +111,8 @@ pub fn render(r: &DoctorReport) -> String {
     }
     if !r.setup_errors.is_empty() {
         let _ = writeln!(o, "\nrecording setup errors:");
-        for e in &r.setup_errors {
-            let _ = writeln!(o, "  {e}");
+        for line in setup_error_lines(&r.setup_errors) {
+            let _ = writeln!(o, "  {line}");
         }
     }
     if !r.other_data.is_empty() {
@@ -114,4 +151,26 @@ pub fn render(r: &DoctorReport) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_errors_of_one_kind_are_one_line() {
+        let mut errors: Vec<String> = (0..6)
+            .map(|i| format!("Ftrace event unknown: mdss/ev{i}"))
+            .collect();
+        errors.push("Atrace failures: view".into());
+        errors.push("no colon here".into());
+        assert_eq!(
+            setup_error_lines(&errors),
+            [
+                "Ftrace event unknown (6): mdss/ev0, mdss/ev1, mdss/ev2, mdss/ev3, … (all of them: --format json)",
+                "Atrace failures: view",
+                "no colon here",
+            ]
+        );
+    }
 }

@@ -9,7 +9,9 @@
 //! - Macrobenchmark FrameTimingMetric: counted or not, and why not ([`mb_frames`]);
 //! - Android vitals: slow (> 16 ms) and frozen (> 700 ms) UI + RenderThread time
 //!   ([`vitals`]);
-//! - whole vsyncs missed: ceil(overrun / the frame's own vsync period) ([`super::refresh`]).
+//! - whole vsyncs missed: ceil(overrun / the frame's own vsync period) ([`super::refresh`]);
+//! - over budget (frameprobe's slow frame, the `janky` column without FrameTimeline): CPU
+//!   time (else UI time) over the frame's own budget ([`over_budget`]).
 //!
 //! [`METRIC_VERSION`] names this set of definitions: bump it whenever a rule, threshold or
 //! input of any of them changes, so archived results are compared like for like (the test
@@ -17,16 +19,34 @@
 
 pub mod disagreement;
 pub mod mb_frames;
+pub mod over_budget;
 pub mod vitals;
+
+use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::blame::ms;
 use super::frames::Frame;
 use super::hwui::HwuiFrame;
 use super::perfetto_stats::{StdlibFrame, StdlibStats};
 use super::refresh;
 use mb_frames::MbFrameVerdict;
+
+/// A duration as ms with two decimals, rounded half away from zero like [`super::blame::ms`],
+/// formatted without floating point: every frame's verdict texts are built on this path.
+pub struct Ms2(pub i64);
+
+impl std::fmt::Display for Ms2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hundredths = (self.0.unsigned_abs() + 5_000) / 10_000;
+        let sign = if self.0 < 0 && hundredths > 0 {
+            "-"
+        } else {
+            ""
+        };
+        write!(f, "{sign}{}.{:02}", hundredths / 100, hundredths % 100)
+    }
+}
 
 /// The version of the frame definitions (rules, thresholds, inputs) behind every number.
 pub const METRIC_VERSION: u32 = 1;
@@ -41,16 +61,18 @@ pub enum Definition {
     Macrobenchmark,
     Vitals,
     MissedVsyncs,
+    OverBudget,
 }
 
 impl Definition {
-    pub const ALL: [Definition; 6] = [
+    pub const ALL: [Definition; 7] = [
         Definition::FrameTimeline,
         Definition::PerfettoStdlib,
         Definition::Hwui,
         Definition::Macrobenchmark,
         Definition::Vitals,
         Definition::MissedVsyncs,
+        Definition::OverBudget,
     ];
 
     pub fn key(self) -> &'static str {
@@ -61,6 +83,7 @@ impl Definition {
             Definition::Macrobenchmark => "macrobenchmark",
             Definition::Vitals => "vitals",
             Definition::MissedVsyncs => "missed_vsyncs",
+            Definition::OverBudget => "over_budget",
         }
     }
 
@@ -72,6 +95,7 @@ impl Definition {
             Definition::Macrobenchmark => "Macrobenchmark",
             Definition::Vitals => "Android vitals",
             Definition::MissedVsyncs => "Missed vsyncs",
+            Definition::OverBudget => "Over budget",
         }
     }
 
@@ -84,6 +108,7 @@ impl Definition {
             Definition::Macrobenchmark => "late (frameOverrunMs > 0)",
             Definition::Vitals => "slow (UI + RenderThread > 16 ms)",
             Definition::MissedVsyncs => "missed at least one whole vsync",
+            Definition::OverBudget => "slow (CPU time, else UI time, > its own budget)",
         }
     }
 
@@ -96,6 +121,7 @@ impl Definition {
             Definition::Macrobenchmark => "frames FrameTimingMetric counts (one per DrawFrame)",
             Definition::Vitals => "frames with a doFrame and a DrawFrame",
             Definition::MissedVsyncs => "frames with an overrun (FrameTimeline)",
+            Definition::OverBudget => "frames with a doFrame (UI or CPU time)",
         }
     }
 
@@ -108,6 +134,7 @@ impl Definition {
             Definition::Macrobenchmark => "androidx.benchmark FrameTimingMetric / FrameTimingQuery",
             Definition::Vitals => "Android vitals / Firebase Performance slow (16 ms) and frozen (700 ms) frames",
             Definition::MissedVsyncs => "frameprobe: ceil(frameOverrun / the frame's vsync period)",
+            Definition::OverBudget => "frameprobe: frameDurationCpu (else the doFrame) against the frame's expected surface frame, else its vsync period; the janky verdict without FrameTimeline",
         }
     }
 }
@@ -163,6 +190,9 @@ rules! {
     "vsync.missed", MissedVsyncs, "frameOverrun > 0: missed ceil(overrun / vsync period) whole vsyncs";
     "vsync.on_time", MissedVsyncs, "frameOverrun <= 0: no vsync missed";
     "vsync.absent", MissedVsyncs, "no overrun (needs FrameTimeline actual and expected frames); not judged";
+    "budget.over", OverBudget, "CPU time (doFrame start to DrawFrame end; else the doFrame) > the frame's own budget (its expected surface frame, else its vsync period): slow, and janky when the frame has no FrameTimeline";
+    "budget.within", OverBudget, "CPU time (else UI time) <= the frame's own budget";
+    "budget.absent", OverBudget, "no doFrame: no UI or CPU time; not judged";
 }
 
 pub fn rule(id: &str) -> Option<&'static Rule> {
@@ -248,6 +278,7 @@ pub struct FrameDefinitions {
     pub macrobenchmark: Verdict,
     pub vitals: Verdict,
     pub missed_vsyncs: Verdict,
+    pub over_budget: Verdict,
     /// Why the definitions that judge the frame disagree (null when they agree).
     pub disagreement: Option<disagreement::Disagreement>,
 }
@@ -261,6 +292,7 @@ impl FrameDefinitions {
             Definition::Macrobenchmark => &self.macrobenchmark,
             Definition::Vitals => &self.vitals,
             Definition::MissedVsyncs => &self.missed_vsyncs,
+            Definition::OverBudget => &self.over_budget,
         }
     }
 
@@ -304,8 +336,8 @@ pub fn perfetto(s: Result<&StdlibFrame, String>) -> Verdict {
         "stdlib.on_time"
     }];
     let mut why = match s.overrun_ns {
-        Some(o) if s.was_jank => format!("overrun {:.2} ms > 0", ms(o)),
-        Some(o) => format!("overrun {:.2} ms <= 0", ms(o)),
+        Some(o) if s.was_jank => format!("overrun {} ms > 0", Ms2(o)),
+        Some(o) => format!("overrun {} ms <= 0", Ms2(o)),
         None => "no overrun".into(),
     };
     for (on, id) in [
@@ -318,7 +350,7 @@ pub fn perfetto(s: Result<&StdlibFrame, String>) -> Verdict {
         }
     }
     if let Some(c) = s.cpu_time_ns {
-        why.push_str(&format!("; cpu_time {:.2} ms", ms(c)));
+        let _ = write!(why, "; cpu_time {} ms", Ms2(c));
     }
     Verdict::judged(s.was_jank, rules, why)
 }
@@ -420,12 +452,12 @@ pub fn macrobenchmark(m: &MbFrameVerdict) -> Verdict {
         Some(o) if o > 0 => Verdict::judged(
             true,
             vec!["mb.counted", "mb.late"],
-            format!("counted{times}; frameOverrun {:.2} ms", ms(o)),
+            format!("counted{times}; frameOverrun {} ms", Ms2(o)),
         ),
         Some(o) => Verdict::judged(
             false,
             vec!["mb.counted"],
-            format!("counted{times}; frameOverrun {:.2} ms", ms(o)),
+            format!("counted{times}; frameOverrun {} ms", Ms2(o)),
         ),
         None => Verdict {
             considered: true,
@@ -447,8 +479,8 @@ pub fn vitals(cpu_ns: Option<i64>) -> Verdict {
     let slow = vitals::is_slow(c);
     let mut rules = vec![if slow { "vitals.slow" } else { "vitals.ok" }];
     let mut why = format!(
-        "UI + RenderThread {:.2} ms {} 16 ms",
-        ms(c),
+        "UI + RenderThread {} ms {} 16 ms",
+        Ms2(c),
         if slow { ">" } else { "<=" }
     );
     if vitals::is_frozen(c) {
@@ -470,29 +502,43 @@ pub fn missed_vsyncs(overrun_ns: Option<i64>, period_ns: i64) -> (Verdict, Optio
         );
     };
     let n = refresh::missed_vsyncs(o, period_ns);
-    let at = format!(
-        "{:.2} ms vsync ({} Hz)",
-        period_ns as f64 / 1e6,
-        refresh::hz(period_ns)
-    );
+    let (p, hz) = (Ms2(period_ns), refresh::hz(period_ns));
     let v = if n > 0 {
+        let s = if n == 1 { "" } else { "s" };
         Verdict::judged(
             true,
             vec!["vsync.missed"],
             format!(
-                "overrun {:.2} ms = {n} whole vsync{} of {at}",
-                ms(o),
-                if n == 1 { "" } else { "s" }
+                "overrun {} ms = {n} whole vsync{s} of {p} ms vsync ({hz} Hz)",
+                Ms2(o)
             ),
         )
     } else {
         Verdict::judged(
             false,
             vec!["vsync.on_time"],
-            format!("overrun {:.2} ms: on time at {at}", ms(o)),
+            format!("overrun {} ms: on time at {p} ms vsync ({hz} Hz)", Ms2(o)),
         )
     };
     (v, Some(n))
+}
+
+/// frameprobe's slow frame: CPU (else UI) time over the frame's own budget.
+pub fn over_budget(f: &Frame, budget_ns: i64) -> Verdict {
+    let (Some(t), Some(over)) = (over_budget::time_ns(f), over_budget::over(f, budget_ns)) else {
+        return Verdict::absent("budget.absent", "no doFrame: no UI or CPU time".into());
+    };
+    let what = if f.cpu_ns().is_some() { "CPU" } else { "UI" };
+    let cmp = if over { ">" } else { "<=" };
+    Verdict::judged(
+        over,
+        vec![if over { "budget.over" } else { "budget.within" }],
+        format!(
+            "{what} time {} ms {cmp} its {} ms budget",
+            Ms2(t),
+            Ms2(budget_ns)
+        ),
+    )
 }
 
 /// What one frame's verdicts are computed from.
@@ -520,6 +566,7 @@ pub fn judge(f: FrameFacts<'_>) -> (FrameDefinitions, Option<u32>) {
         macrobenchmark: macrobenchmark(f.mb),
         vitals: vitals(f.frame.cpu_ns()),
         missed_vsyncs: missed,
+        over_budget: over_budget(f.frame, f.budget_ns),
         disagreement: None,
     };
     d.disagreement = disagreement::reason(&d, &f);
@@ -533,10 +580,11 @@ mod tests {
     #[test]
     fn rules_fingerprint_is_pinned_to_the_metric_version() {
         // A definition changed? Bump METRIC_VERSION, note it in README ("Metric version"),
-        // and pin the new pair here.
+        // and pin the new pair here. (Adding a definition that changes no existing number
+        // or verdict, as over_budget did before version 1 was released, keeps the version.)
         assert_eq!(
             (METRIC_VERSION, rules_fingerprint()),
-            (1, 12953047738176006139),
+            (1, 11367735045406962416),
             "definitions changed: bump METRIC_VERSION"
         );
     }
@@ -603,6 +651,76 @@ mod tests {
         );
         let v = perfetto(Err("no doFrame".into()));
         assert_eq!((v.considered, v.why.as_str()), (false, "no doFrame"));
+    }
+
+    #[test]
+    fn over_budget_judges_cpu_time_against_the_frames_own_budget() {
+        use crate::analysis::index::Span;
+        let frame = |rt: Option<Span>| Frame {
+            upid: 1,
+            layer: None,
+            frame_id: None,
+            ts: 0,
+            dur: 0,
+            ui: Some(Span {
+                id: 1,
+                ts: 0,
+                dur: 6_000_000,
+            }),
+            rt,
+            timeline: None,
+            buffer: None,
+        };
+        // doFrame 0..6 ms, DrawFrame 5..15 ms: 15 ms of CPU time. Within 60 Hz, over 90 Hz.
+        let f = frame(Some(Span {
+            id: 2,
+            ts: 5_000_000,
+            dur: 10_000_000,
+        }));
+        let v = over_budget(&f, 16_666_667);
+        assert_eq!(
+            (v.flagged, v.rules.clone()),
+            (Some(false), vec!["budget.within"])
+        );
+        let v = over_budget(&f, 11_111_111);
+        assert_eq!(
+            (v.flagged, v.rules.clone()),
+            (Some(true), vec!["budget.over"])
+        );
+        assert!(v.why.starts_with("CPU time 15.00 ms >"), "{}", v.why);
+        // No DrawFrame: the doFrame's 6 ms.
+        let v = over_budget(&frame(None), 5_000_000);
+        assert!(
+            v.flagged() && v.why.starts_with("UI time 6.00 ms"),
+            "{}",
+            v.why
+        );
+    }
+
+    #[test]
+    fn ms2_rounds_like_the_float_formatting() {
+        for ns in [
+            0i64,
+            1,
+            4_999,
+            5_000,
+            14_180_000,
+            16_666_667,
+            20_000_000,
+            56_305_123,
+            -3_000_000,
+            -5_000,
+            -8_930_842,
+            1_084_000_000,
+        ] {
+            assert_eq!(
+                Ms2(ns).to_string(),
+                format!("{:.2}", crate::analysis::blame::ms(ns)),
+                "{ns}"
+            );
+        }
+        // No negative zero.
+        assert_eq!(Ms2(-4_999).to_string(), "0.00");
     }
 
     #[test]

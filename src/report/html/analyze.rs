@@ -619,6 +619,15 @@ fn process_section(o: &mut String, ti: usize, p: &ProcessReport) {
 
 /// The whole page for one or more analyzed traces.
 pub fn render_analyze(reports: &[AnalyzeReport]) -> String {
+    render_analyze_with_sources(reports, &[])
+}
+
+/// The page with, per trace, doctor's frame data sources (`sources[i]` for `reports[i]`;
+/// none listed when absent).
+pub fn render_analyze_with_sources(
+    reports: &[AnalyzeReport],
+    sources: &[Vec<crate::analysis::doctor::SourceStatus>],
+) -> String {
     let mut o = String::new();
     o.push_str("<h1>frameprobe report</h1>");
     let _ = write!(
@@ -648,6 +657,9 @@ pub fn render_analyze(reports: &[AnalyzeReport]) -> String {
             ))
         );
         super::verdicts::trust(&mut o, "Trace trust", &r.trust);
+        if let Some(s) = sources.get(ti) {
+            super::verdicts::sources(&mut o, s);
+        }
         for w in &r.warnings {
             let _ = write!(o, "<p class=\"warn\">Warning: {}</p>", esc(w));
         }

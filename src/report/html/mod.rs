@@ -11,7 +11,7 @@ pub mod compare;
 pub mod svg;
 pub mod verdicts;
 
-pub use analyze::render_analyze;
+pub use analyze::{render_analyze, render_analyze_with_sources};
 pub use compare::{render_compare, CompareDistributions};
 
 use std::fmt::Write;
@@ -79,6 +79,7 @@ svg .budget{stroke:#c62828;stroke-width:1.5;stroke-dasharray:6 4}
 svg .pct{stroke:#37474f;stroke-width:1.2}
 svg .pct-label{font-size:10.5px;fill:#263238}
 code{font-size:12.5px;background:#f1f3f5;padding:0 3px;border-radius:3px;word-break:break-all}
+pre.config{font-size:12.5px;background:#f1f3f5;padding:6px 10px;border-radius:3px;overflow-x:auto}
 footer{margin-top:30px;color:var(--muted);font-size:12px}
 "#;
 

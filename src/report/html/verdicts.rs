@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::esc;
+use crate::analysis::doctor::{combined_config, SourceStatus};
 use crate::analysis::reconcile::Reconciliation;
 use crate::analysis::trust::{Grade, Trust};
 use crate::report::verdicts;
@@ -41,6 +42,63 @@ pub fn trust(o: &mut String, label: &str, t: &Trust) {
         o.push_str("</ul>");
     }
     o.push_str("</div>");
+}
+
+/// doctor's verdict on the frame data sources: the present ones in a line, each missing one
+/// with what it costs the analysis, then the trace config fragment that adds them all.
+pub fn sources(o: &mut String, sources: &[SourceStatus]) {
+    if sources.is_empty() {
+        return;
+    }
+    let missing: Vec<&SourceStatus> = sources.iter().filter(|s| !s.present).collect();
+    let present: Vec<&str> = sources
+        .iter()
+        .filter(|s| s.present)
+        .map(|s| s.name)
+        .collect();
+    let _ = write!(
+        o,
+        "<details class=\"sources\" data-missing=\"{}\"{}><summary>Frame data sources: {} missing (<code>frameprobe doctor</code>)</summary>",
+        missing.len(),
+        if missing.is_empty() { "" } else { " open" },
+        missing.len()
+    );
+    if !present.is_empty() {
+        let _ = write!(
+            o,
+            "<p class=\"meta\">Present: {}.</p>",
+            esc(&present.join("; "))
+        );
+    }
+    if !missing.is_empty() {
+        o.push_str("<ul>");
+        for s in &missing {
+            let asked = match s.requested {
+                Some(true) => " The config asked for it, but nothing arrived.",
+                Some(false) => " The config did not ask for it.",
+                None => "",
+            };
+            let _ = write!(
+                o,
+                "<li data-source=\"{}\"><b>{}</b> ({}).{} Costs: {}</li>",
+                s.id.key(),
+                esc(s.name),
+                esc(&s.evidence),
+                asked,
+                esc(s.cost.unwrap_or(""))
+            );
+        }
+        o.push_str("</ul>");
+        let ids: Vec<_> = missing.iter().map(|s| s.id).collect();
+        if let Some(c) = combined_config(&ids) {
+            let _ = write!(
+                o,
+                "<p class=\"meta\">Add to the trace config:</p><pre class=\"config\">{}</pre>",
+                esc(&c)
+            );
+        }
+    }
+    o.push_str("</details>");
 }
 
 /// One reconciliation table, then its disagreements (kinds, and every frame's reason).
