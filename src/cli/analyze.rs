@@ -132,6 +132,9 @@ pub fn analyze_each(
     Ok((done.into_iter().map(|(r, ())| r).collect(), errors))
 }
 
+/// Each trace's report with what `also` computed, and one error line per failed trace.
+pub type Analyzed<T> = (Vec<(AnalyzeReport, T)>, Vec<String>);
+
 /// Analyzes each trace behind its own panic guard, with `also` computed from the same
 /// loaded store. A trace that fails is an error line (the others go on), unless it is the
 /// only one: then the error is the command's.
@@ -139,7 +142,7 @@ pub fn analyze_each_with<T>(
     traces: &[PathBuf],
     opts: &AnalyzeOptions,
     also: impl Fn(&crate::store::Store) -> T,
-) -> Result<(Vec<(AnalyzeReport, T)>, Vec<String>)> {
+) -> Result<Analyzed<T>> {
     let mut done = Vec::new();
     let mut errors = Vec::new();
     for t in traces {
