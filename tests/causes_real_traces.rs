@@ -186,23 +186,44 @@ fn api35_startup_frame_window_binder_servers_and_class_loading() {
     assert!(wait["stretches"].as_u64().unwrap() > 1);
 }
 
+/// Every janky frame of every real trace (with FrameTimeline or without, with atrace or
+/// without) has a chain that adds up to its window; the FrameTimeline ones are those
+/// trace_processor's actual surface frames tag janky, the others slow frames without it.
 #[test]
-fn api32_janky_frames_have_chains() {
-    for name in ["androidx_api32_startup_warm", "androidx_api32_odpm_rails"] {
-        let Some(trace) = common::shared(
-            &format!("traces/{name}.perfetto-trace"),
-            "causes_real_traces",
-        ) else {
-            return;
-        };
-        let Some(actual) = oracle(name, "actual_frames") else {
-            return;
-        };
-        let v = frames_json(&trace);
+fn every_janky_frame_of_every_real_trace_has_a_chain() {
+    let Some(dir) = common::shared("traces", "causes_real_traces") else {
+        return;
+    };
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".perfetto-trace"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 7, "{names:?}");
+    let mut chains = 0;
+    for name in &names {
+        let v = frames_json(&dir.join(name));
         let janky = check_every_janky_frame(&v);
-        assert_eq!(janky.len(), oracle_janky(&actual, &v), "{name}");
-        assert!(!janky.is_empty());
+        chains += janky.len();
+        // Slow frames without FrameTimeline: doFrame start to the end of the last DrawFrame.
+        let (with_ft, without): (Vec<&Value>, Vec<&Value>) =
+            janky.iter().partition(|f| f["jank_tag"].is_string());
+        for f in &without {
+            let w = &f["causes"]["window"];
+            assert_eq!(
+                (w["from"].as_str(), w["to"].as_str()),
+                (Some("do_frame_start"), Some("frame_end")),
+                "{name}"
+            );
+        }
+        let stem = name.trim_end_matches(".perfetto-trace");
+        if let Some(actual) = oracle(stem, "actual_frames") {
+            assert_eq!(with_ft.len(), oracle_janky(&actual, &v), "{name}");
+        }
     }
+    assert!(chains > 40, "{chains}");
 }
 
 /// SystemUI draws the app's starting window with the `wmshell.splashscreen` thread's own

@@ -193,20 +193,30 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     };
     // Every thread's states: the causes follow binder servers, lock owners and GC threads.
     let states = ThreadStateIndex::all(store);
-    let cuj_frames = causes::cuj::frames(store).unwrap_or_else(|e| {
-        warnings.push(format!(
-            "CUJ frame boundaries could not be computed (blocking calls are summed over each cause window): {e:#}"
-        ));
-        Default::default()
-    });
-    let cause_ctx = causes::context::Ctx::new(&idx, &states).with_cuj_frames(cuj_frames);
     let mb_inputs = macrobenchmark::inputs_by_process(store);
-    let stdlib = perfetto_stats::compute(store).unwrap_or_else(|e| {
-        warnings.push(format!(
-            "Perfetto stdlib frame stats could not be computed: {e:#}"
-        ));
-        Default::default()
-    });
+    // One small database of the frame and CUJ slices for the stdlib frame stats and the CUJ
+    // frame boundaries of the causes.
+    let frame_db = perfetto_stats::frame_db(store);
+    let stdlib = frame_db
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .and_then(perfetto_stats::compute_on)
+        .unwrap_or_else(|e| {
+            warnings.push(format!(
+                "Perfetto stdlib frame stats could not be computed: {e:#}"
+            ));
+            Default::default()
+        });
+    let cuj_frames = match &frame_db {
+        Ok(conn) => causes::cuj::frames_on(store, conn).unwrap_or_else(|e| {
+            warnings.push(format!(
+                "CUJ frame boundaries could not be computed (blocking calls are summed over each cause window): {e:#}"
+            ));
+            Default::default()
+        }),
+        Err(_) => Default::default(),
+    };
+    let cause_ctx = causes::context::Ctx::new(&idx, &states).with_cuj_frames(cuj_frames);
     let mut processes = Vec::new();
     let mut all_periods = Vec::new();
     for upid in wanted {

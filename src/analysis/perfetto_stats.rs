@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
+use rusqlite::Connection;
 
 use super::report_model::PerfettoFrameStats;
 use crate::store::sqlite::{to_connection, ExportOptions};
@@ -35,8 +36,9 @@ pub struct StdlibStats {
     pub draw_frame_ids: HashSet<(Upid, i64)>,
 }
 
-pub fn compute(store: &Store) -> Result<StdlibStats> {
-    let mut out = StdlibStats::default();
+/// The small database of the frame (and CUJ) slices the stdlib frame tables read, with
+/// those tables built; `analyze` builds it once for the frame stats and the CUJ boundaries.
+pub fn frame_db(store: &Store) -> Result<Connection> {
     let opts = ExportOptions {
         sched: false,
         counters: false,
@@ -47,6 +49,16 @@ pub fn compute(store: &Store) -> Result<StdlibStats> {
     };
     let conn = to_connection(store, opts)?;
     super::stdlib::ensure_frames_module(&conn)?;
+    Ok(conn)
+}
+
+pub fn compute(store: &Store) -> Result<StdlibStats> {
+    compute_on(&frame_db(store)?)
+}
+
+/// The stats from a [`frame_db`].
+pub fn compute_on(conn: &Connection) -> Result<StdlibStats> {
+    let mut out = StdlibStats::default();
     let mut st = conn.prepare(
         "SELECT f.upid, s.frame_id, s.was_jank, s.was_slow_frame, s.was_big_jank, s.was_huge_jank, \
          s.overrun, s.cpu_time \

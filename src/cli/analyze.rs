@@ -54,7 +54,7 @@ pub struct FramesArgs {
 }
 
 /// What analyze needs from a trace (kernel and system counters are skipped but for CPU
-/// frequency and capacity; thread states split the UI thread's time in blame and causes).
+/// frequency; thread states split the UI thread's time in blame and causes).
 pub fn analysis_load_options() -> LoadOptions {
     LoadOptions {
         kernel_counters: false,

@@ -65,7 +65,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// With the boundaries of the frames inside CUJs ([`super::cuj::frames`]).
+    /// With the boundaries of the frames inside CUJs ([`super::cuj::frames_on`]).
     pub fn with_cuj_frames(mut self, frames: super::cuj::CujFrames) -> Self {
         self.cuj_frames = frames;
         self

@@ -4,15 +4,16 @@
 //! frame's `blocking_calls` can be summed over the same interval and agree with Perfetto.
 //!
 //! The boundaries come from frameprobe's implementation of the stdlib tables
-//! (`_extended_frame_boundary`), run over a small database of the frame and CUJ slices alone,
-//! and only when the trace has a `J<…>` slice at all.
+//! (`_extended_frame_boundary`), run over the small database of the frame and CUJ slices
+//! ([`crate::analysis::perfetto_stats::frame_db`]), and only when the trace has a `J<…>`
+//! slice at all.
 
 use std::collections::HashMap;
 
 use anyhow::{Context, Result};
+use rusqlite::Connection;
 
 use crate::analysis::stdlib;
-use crate::store::sqlite::{to_connection, ExportOptions};
 use crate::store::{Store, Utid};
 
 /// One frame's boundary inside one CUJ.
@@ -38,22 +39,14 @@ fn has_cuj_slices(store: &Store) -> bool {
     })
 }
 
-pub fn frames(store: &Store) -> Result<CujFrames> {
+/// The boundaries, from a [`crate::analysis::perfetto_stats::frame_db`] of `store`.
+pub fn frames_on(store: &Store, conn: &Connection) -> Result<CujFrames> {
     let mut out = CujFrames::new();
     if !has_cuj_slices(store) {
         return Ok(out);
     }
-    let opts = ExportOptions {
-        sched: false,
-        counters: false,
-        slices: true,
-        only_frame_slices: true,
-        thread_state: false,
-        args: false,
-    };
-    let conn = to_connection(store, opts)?;
     let module = stdlib::cuj_frame_boundary_module().context("no CUJ frame boundary module")?;
-    stdlib::ensure_module(&conn, module)?;
+    stdlib::ensure_module(conn, module)?;
     let mut st = conn.prepare(
         "SELECT cuj_id, cuj_name, ts, ts_end, ui_thread_utid, render_thread_utid, frame_id \
          FROM _extended_frame_boundary WHERE ui_thread_utid IS NOT NULL ORDER BY cuj_id",

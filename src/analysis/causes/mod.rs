@@ -27,7 +27,7 @@ pub mod timeline;
 pub mod wakeups;
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::blame::ms;
 use super::frames::Frame;
@@ -137,7 +137,6 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
     let w = window(frame, &fs)?;
     let lanes = lanes(ctx, &fs, &w);
     let mut phases = Vec::new();
-    let mut links: Vec<Link> = Vec::new();
     // The RenderThread's attribution over the whole window, for what it did while the UI
     // thread waited for it.
     let rt_pieces: OnceCell<Vec<Piece>> = OnceCell::new();
@@ -146,6 +145,9 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
             .get_or_init(|| timeline::attribute(ctx, rt, w.ts, w.end_ts, Idle::Sleeping, None))
             .as_slice()
     };
+    let mut after_rt: Vec<Link> = Vec::new();
+    let mut lane_pieces: Vec<Vec<Piece>> = Vec::with_capacity(lanes.len());
+    let mut threads: Vec<Option<ThreadRef>> = Vec::with_capacity(lanes.len());
     for lane in &lanes {
         let thread = lane.utid.map(|u| ctx.thread_ref(u));
         phases.push(Phase {
@@ -155,34 +157,53 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
             dur_ns: lane.end - lane.start,
             ms: ms(lane.end - lane.start),
         });
-        let Some(utid) = lane.utid else {
-            links.push(render_thread::after_render_thread(
-                frame,
-                fs.matched_by.is_some(),
+        threads.push(thread);
+        lane_pieces.push(match lane.utid {
+            Some(utid) => timeline::attribute(
+                ctx,
+                utid,
                 lane.start,
                 lane.end,
-            ));
-            continue;
-        };
-        let pieces = timeline::attribute(
-            ctx,
-            utid,
-            lane.start,
-            lane.end,
-            lane.idle,
-            lane.render_thread,
-        );
-        group(
-            ctx,
-            lane,
-            utid,
-            &thread,
-            &pieces,
-            &rt_over_window,
-            &mut links,
-        );
+                lane.idle,
+                lane.render_thread,
+            ),
+            None => {
+                after_rt.push(render_thread::after_render_thread(
+                    frame,
+                    fs.matched_by.is_some(),
+                    lane.start,
+                    lane.end,
+                ));
+                Vec::new()
+            }
+        });
     }
-    let mut links = cap_links(links);
+    let groups: Vec<Group<'_>> = lane_pieces
+        .iter()
+        .enumerate()
+        .flat_map(|(i, ps)| groups_of(i, ps))
+        .collect();
+    // The longest groups become links with their evidence; past the cap the rest are merged.
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    let keep = MAX_LINKS.saturating_sub(after_rt.len()).min(groups.len());
+    if keep < groups.len() {
+        order.sort_by_key(|&i| {
+            (
+                std::cmp::Reverse(groups[i].dur_ns),
+                groups[i].pieces[0].start,
+            )
+        });
+    }
+    let (kept, rest) = order.split_at(keep);
+    let mut links: Vec<Link> = kept
+        .iter()
+        .map(|&i| {
+            let g = &groups[i];
+            link_of(ctx, &lanes[g.lane], &threads[g.lane], g, &rt_over_window)
+        })
+        .collect();
+    links.extend(after_rt);
+    links.extend(merge_rest(&lanes, &threads, &groups, rest));
     links.sort_by_key(|l| l.ts);
     let threads: Vec<Utid> = [fs.ui, fs.rt]
         .into_iter()
@@ -244,41 +265,81 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
 /// Most links a chain lists one by one; the shorter rest are merged per category and phase.
 pub const MAX_LINKS: usize = 48;
 
-/// Keeps the `MAX_LINKS` longest links and merges the others per category and phase, so a
-/// frame with thousands of short slices stays readable; the sum is unchanged.
-fn cap_links(mut links: Vec<Link>) -> Vec<Link> {
-    if links.len() <= MAX_LINKS {
-        return links;
+/// The pieces of one category (and, for slice categories, one slice) on one lane: one link.
+struct Group<'p> {
+    lane: usize,
+    category: Category,
+    slice: Option<u32>,
+    pieces: Vec<&'p Piece>,
+    dur_ns: i64,
+}
+
+impl Group<'_> {
+    fn rule(&self) -> String {
+        let rule = self.pieces[0].rule;
+        match self.slice {
+            Some(_) => format!("slice name GLOB '{rule}' ({})", rule_source(rule)),
+            None => rule.to_string(),
+        }
     }
-    links.sort_by_key(|l| (std::cmp::Reverse(l.dur_ns), l.ts));
-    let rest = links.split_off(MAX_LINKS);
-    let longest_rest = rest.first().map_or(0, |l| l.dur_ns);
+}
+
+/// A lane's pieces grouped per category and slice, in first-seen order; a lane can hold
+/// thousands of categorised slices (class initialisation), so groups are found by key.
+fn groups_of(lane: usize, pieces: &[Piece]) -> Vec<Group<'_>> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    let mut index: HashMap<(Category, Option<u32>), usize> = HashMap::new();
+    for p in pieces {
+        let k = *index.entry((p.category, p.slice)).or_insert_with(|| {
+            groups.push(Group {
+                lane,
+                category: p.category,
+                slice: p.slice,
+                pieces: Vec::new(),
+                dur_ns: 0,
+            });
+            groups.len() - 1
+        });
+        groups[k].pieces.push(p);
+        groups[k].dur_ns += p.end - p.start;
+    }
+    groups
+}
+
+/// Merges the groups past the cap (longest first) per category and phase, so a frame with
+/// thousands of short slices stays readable; the sum is unchanged.
+fn merge_rest(
+    lanes: &[Lane],
+    threads: &[Option<ThreadRef>],
+    groups: &[Group<'_>],
+    rest: &[usize],
+) -> Vec<Link> {
+    let longest_rest = rest.first().map_or(0, |&i| groups[i].dur_ns);
     let mut merged: Vec<Link> = Vec::new();
-    for l in rest {
-        match merged
-            .iter_mut()
-            .find(|m| m.category == l.category && m.phase == l.phase)
-        {
-            Some(m) => {
-                m.dur_ns += l.dur_ns;
-                m.ts = m.ts.min(l.ts);
-                m.merged += 1;
-                if let Some(id) = l.slice_id {
-                    if m.context_slice_ids.len() < MAX_CONTEXT {
-                        m.context_slice_ids.push(id);
-                    }
-                }
-            }
-            None => merged.push(Link {
+    let mut index: HashMap<(Category, &'static str), usize> = HashMap::new();
+    for &i in rest {
+        let g = &groups[i];
+        let phase = lanes[g.lane].phase;
+        let ts = g.pieces[0].start;
+        let k = *index.entry((g.category, phase)).or_insert_with(|| {
+            merged.push(Link {
+                category: g.category.id(),
+                label: g.category.label(),
+                family: g.category.family(),
+                phase,
+                thread: threads[g.lane].clone(),
+                ts,
+                dur_ns: 0,
+                ms: 0.0,
                 slice_id: None,
                 slice_name: None,
                 slice_ts: None,
                 slice_dur_ns: None,
-                context_slice_ids: l.slice_id.into_iter().collect(),
+                context_slice_ids: Vec::new(),
                 rule: format!(
                     "shorter links of this category merged (each at most {:.2} ms); first rule: {}",
                     ms(longest_rest),
-                    l.rule
+                    g.rule()
                 ),
                 binder: None,
                 lock: None,
@@ -288,110 +349,100 @@ fn cap_links(mut links: Vec<Link>) -> Vec<Link> {
                 gpu: None,
                 woken_by: None,
                 render_thread_activity: None,
-                merged: 1,
+                merged: 0,
                 stretches: 0,
                 longest_stretch: None,
-                ..l
-            }),
+            });
+            merged.len() - 1
+        });
+        let m = &mut merged[k];
+        m.dur_ns += g.dur_ns;
+        m.ts = m.ts.min(ts);
+        m.merged += 1;
+        if let Some(id) = g.slice {
+            if m.context_slice_ids.len() < MAX_CONTEXT {
+                m.context_slice_ids.push(id);
+            }
         }
     }
     for m in &mut merged {
         m.ms = ms(m.dur_ns);
     }
-    links.extend(merged);
-    links
+    merged
 }
 
-/// Pieces to links: one link per categorised slice, one per derived category and phase;
-/// then each family adds its evidence.
-fn group<'p>(
+/// A group's link, with the evidence of its cause family.
+fn link_of<'p>(
     ctx: &Ctx<'_>,
     lane: &Lane,
-    utid: Utid,
     thread: &Option<ThreadRef>,
-    pieces: &[Piece],
+    g: &Group<'_>,
     rt_over_window: &dyn Fn(Utid) -> &'p [Piece],
-    links: &mut Vec<Link>,
-) {
-    let mut groups: Vec<(Category, Option<u32>, Vec<&Piece>)> = Vec::new();
-    for p in pieces {
-        match groups
-            .iter_mut()
-            .find(|g| g.0 == p.category && g.1 == p.slice)
-        {
-            Some(g) => g.2.push(p),
-            None => groups.push((p.category, p.slice, vec![p])),
+) -> Link {
+    let (category, slice, ps) = (g.category, g.slice, &g.pieces);
+    let mut context: Vec<u32> = Vec::new();
+    if slice.is_none() {
+        for c in ps.iter().filter_map(|p| p.context) {
+            if !context.contains(&c) && context.len() < MAX_CONTEXT {
+                context.push(c);
+            }
         }
     }
-    for (category, slice, ps) in groups {
-        let dur_ns: i64 = ps.iter().map(|p| p.end - p.start).sum();
-        let mut context: Vec<u32> = Vec::new();
-        if slice.is_none() {
-            for c in ps.iter().filter_map(|p| p.context) {
-                if !context.contains(&c) && context.len() < MAX_CONTEXT {
-                    context.push(c);
-                }
-            }
-        }
-        let s = slice.map(|id| &ctx.store.slices[id as usize]);
-        let mut link = Link {
-            category: category.id(),
-            label: category.label(),
-            family: category.family(),
-            phase: lane.phase,
-            thread: thread.clone(),
-            ts: ps[0].start,
-            dur_ns,
-            ms: ms(dur_ns),
-            slice_id: slice,
-            slice_name: slice.map(|id| ctx.slice_name(id).to_string()),
-            slice_ts: s.map(|s| s.ts),
-            slice_dur_ns: s.map(|s| s.dur),
-            context_slice_ids: context,
-            rule: match slice {
-                Some(_) => format!(
-                    "slice name GLOB '{}' ({})",
-                    ps[0].rule,
-                    rule_source(ps[0].rule)
-                ),
-                None => ps[0].rule.to_string(),
-            },
-            binder: None,
-            lock: None,
-            gc: None,
-            cpu: None,
-            io: None,
-            gpu: None,
-            woken_by: None,
-            render_thread_activity: None,
-            merged: 0,
-            stretches: 0,
-            longest_stretch: None,
-        };
-        // A slice's link has the slice's own span as evidence.
-        let (stretches, longest) = stretches_of(&ps);
-        if slice.is_none() && stretches > 1 {
-            link.stretches = stretches;
-            link.longest_stretch = Some(longest);
-        }
-        match category {
-            Category::Binder => link.binder = slice.map(|s| binder::detail(ctx, s)),
-            Category::MonitorContention | Category::ArtLockContention => {
-                link.lock = slice.map(|s| locks::detail(ctx, utid, s))
-            }
-            Category::GcWait => link.gc = slice.map(|s| gc::detail(ctx, utid, s)),
-            Category::CpuContention => link.cpu = Some(cpu::detail(ctx, utid, &ps)),
-            Category::Io => link.io = Some(io::detail(ctx, &ps)),
-            Category::SleepingSelf => link.woken_by = Some(wakeups::woken_by(ctx, utid, &ps)),
-            Category::WaitForRenderThread => {
-                link.render_thread_activity = lane
-                    .render_thread
-                    .map(|rt| render_thread::activity(rt_over_window(rt), &ps));
-            }
-            _ => {}
-        }
-        links.push(link);
+    let s = slice.map(|id| &ctx.store.slices[id as usize]);
+    let mut link = Link {
+        category: category.id(),
+        label: category.label(),
+        family: category.family(),
+        phase: lane.phase,
+        thread: thread.clone(),
+        ts: ps[0].start,
+        dur_ns: g.dur_ns,
+        ms: ms(g.dur_ns),
+        slice_id: slice,
+        slice_name: slice.map(|id| ctx.slice_name(id).to_string()),
+        slice_ts: s.map(|s| s.ts),
+        slice_dur_ns: s.map(|s| s.dur),
+        context_slice_ids: context,
+        rule: g.rule(),
+        binder: None,
+        lock: None,
+        gc: None,
+        cpu: None,
+        io: None,
+        gpu: None,
+        woken_by: None,
+        render_thread_activity: None,
+        merged: 0,
+        stretches: 0,
+        longest_stretch: None,
+    };
+    // A slice's link has the slice's own span as evidence.
+    let (stretches, longest) = stretches_of(ps);
+    if slice.is_none() && stretches > 1 {
+        link.stretches = stretches;
+        link.longest_stretch = Some(longest);
     }
+    // Lanes with a thread are the only ones grouped.
+    let Some(utid) = lane.utid else {
+        return link;
+    };
+    match category {
+        Category::Binder => link.binder = slice.map(|s| binder::detail(ctx, s)),
+        Category::MonitorContention | Category::ArtLockContention => {
+            link.lock = slice.map(|s| locks::detail(ctx, utid, s))
+        }
+        Category::GcWait => link.gc = slice.map(|s| gc::detail(ctx, utid, s)),
+        Category::CpuContention => link.cpu = Some(cpu::detail(ctx, utid, ps)),
+        Category::Io => link.io = Some(io::detail(ctx, ps)),
+        Category::SleepingSelf => link.woken_by = Some(wakeups::woken_by(ctx, utid, ps)),
+        Category::WaitForRenderThread => {
+            link.render_thread_activity = lane
+                .render_thread
+                .map(|rt| render_thread::activity(rt_over_window(rt), ps));
+        }
+        _ => {}
+    }
+    link
 }
 
 /// The contiguous stretches of time-ordered pieces: how many, and the longest (the first of
