@@ -212,13 +212,17 @@ fn extras(inp: &Inputs<'_>, frames: &[Frame], mb: &MbMapping) -> BTreeMap<Defini
 /// CPU time over the budget), then, only for frames without FrameTimeline, the others. Frames
 /// with nothing to say (no FrameTimeline and no UI or CPU time) are left out.
 pub fn worst_order(frames: &[Frame], v: &ProcessVerdicts) -> Vec<usize> {
+    worst_order_by(frames, &v.timing, &v.missed_vsyncs)
+}
+
+fn worst_order_by(frames: &[Frame], timing: &[FrameTiming], missed: &[Option<u32>]) -> Vec<usize> {
     let key = |i: usize| {
         let f = &frames[i];
-        let t = &v.timing[i];
+        let t = &timing[i];
         let excess = over_budget::time_ns(f).map(|c| c - t.budget_ns);
         (
             janky(f, t),
-            v.missed_vsyncs[i].unwrap_or(0),
+            missed[i].unwrap_or(0),
             f.overrun_ns().or(excess).unwrap_or(i64::MIN),
         )
     };
@@ -226,9 +230,87 @@ pub fn worst_order(frames: &[Frame], v: &ProcessVerdicts) -> Vec<usize> {
         .filter(|&i| {
             let f = &frames[i];
             let detail = f.timeline.is_some() || f.ui_ns().is_some() || f.cpu_ns().is_some();
-            detail && (janky(f, &v.timing[i]) || f.timeline.is_none())
+            detail && (janky(f, &timing[i]) || f.timeline.is_none())
         })
         .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(key(i)));
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::frames::Timeline;
+    use crate::analysis::index::Span;
+
+    const P60: i64 = 16_666_667;
+
+    fn span(ts: i64, dur: i64) -> Span {
+        Span { id: 1, ts, dur }
+    }
+
+    /// A frame with a doFrame of `ui_ms` and, when `tag` is given, a FrameTimeline surface
+    /// frame expected to end at 16.67 ms that ended `overrun_ms` after it.
+    fn frame(tag: Option<&str>, overrun_ms: f64, ui_ms: Option<f64>) -> Frame {
+        let ns = |m: f64| (m * 1e6) as i64;
+        Frame {
+            upid: 1,
+            layer: None,
+            frame_id: None,
+            ts: 0,
+            dur: 0,
+            ui: ui_ms.map(|u| span(0, ns(u))),
+            rt: None,
+            timeline: tag.map(|t| Timeline {
+                actual: span(0, P60 + ns(overrun_ms)),
+                expected: Some(span(0, P60)),
+                token: 1,
+                display_token: 2,
+                jank_type: String::new(),
+                jank_mask: 0,
+                jank_tag: t.into(),
+                present_type: String::new(),
+                on_time_finish: overrun_ms <= 0.0,
+                gpu_composition: false,
+                prediction_type: String::new(),
+                display: None,
+            }),
+            buffer: None,
+        }
+    }
+
+    #[test]
+    fn janky_frames_first_by_whole_vsyncs_then_overrun_and_frames_without_detail_left_out() {
+        let frames = [
+            // 0: Other Jank presented 10 ms before its deadline: janky all the same.
+            frame(Some("Other Jank"), -10.0, None),
+            // 1: no FrameTimeline, 14 ms of work in a 16.67 ms budget: listed, not janky.
+            frame(None, 0.0, Some(14.0)),
+            // 2: Self Jank, 20 ms late: 2 whole vsyncs.
+            frame(Some("Self Jank"), 20.0, None),
+            // 3: No Jank: not listed.
+            frame(Some("No Jank"), -3.0, Some(4.0)),
+            // 4: no FrameTimeline and no doFrame: nothing to say, not listed.
+            frame(None, 0.0, None),
+            // 5: Self Jank, 3 ms late: 1 vsync, a larger overrun than frame 6's.
+            frame(Some("Self Jank"), 3.0, None),
+            // 6: Self Jank, 1 ms late: 1 vsync.
+            frame(Some("Self Jank"), 1.0, None),
+            // 7: no FrameTimeline, 30 ms of work: janky (over its budget by 13.3 ms).
+            frame(None, 0.0, Some(30.0)),
+        ];
+        let vsync = VsyncTimeline::from_steps(vec![(0, P60)], PeriodSource::FrameTimeline);
+        let timing: Vec<FrameTiming> = frames.iter().map(|f| timing(f, &vsync)).collect();
+        let missed: Vec<Option<u32>> = frames
+            .iter()
+            .map(|f| f.overrun_ns().map(|o| refresh::missed_vsyncs(o, P60)))
+            .collect();
+        // Janky first: 2 (2 vsyncs); 5 and 6 (1 vsync; 3 ms, then 1 ms late); then no whole
+        // vsync: 7 (no FrameTimeline, 13.3 ms over its budget), 0 (10 ms early). Then 1, not
+        // janky, though by time alone (2.7 ms under its budget) it would rank above 0.
+        assert_eq!(
+            worst_order_by(&frames, &timing, &missed),
+            [2, 5, 6, 7, 0, 1]
+        );
+    }
 }
