@@ -329,29 +329,12 @@ fn merge_rest(
                 phase,
                 thread: threads[g.lane].clone(),
                 ts,
-                dur_ns: 0,
-                ms: 0.0,
-                slice_id: None,
-                slice_name: None,
-                slice_ts: None,
-                slice_dur_ns: None,
-                context_slice_ids: Vec::new(),
                 rule: format!(
                     "shorter links of this category merged (each at most {:.2} ms); first rule: {}",
                     ms(longest_rest),
                     g.rule()
                 ),
-                binder: None,
-                lock: None,
-                gc: None,
-                cpu: None,
-                io: None,
-                gpu: None,
-                woken_by: None,
-                render_thread_activity: None,
-                merged: 0,
-                stretches: 0,
-                longest_stretch: None,
+                ..Default::default()
             });
             merged.len() - 1
         });
@@ -404,17 +387,7 @@ fn link_of<'p>(
         slice_dur_ns: s.map(|s| s.dur),
         context_slice_ids: context,
         rule: g.rule(),
-        binder: None,
-        lock: None,
-        gc: None,
-        cpu: None,
-        io: None,
-        gpu: None,
-        woken_by: None,
-        render_thread_activity: None,
-        merged: 0,
-        stretches: 0,
-        longest_stretch: None,
+        ..Default::default()
     };
     // A slice's link has the slice's own span as evidence.
     let (stretches, longest) = stretches_of(ps);

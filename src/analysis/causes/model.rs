@@ -56,7 +56,7 @@ pub struct ThreadRef {
 
 /// One link of the chain: time of one category on one phase (for slice categories, one
 /// slice). The links of a chain never overlap and add up to the window.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Link {
     pub category: &'static str,
     pub label: &'static str,

@@ -28,25 +28,14 @@ pub fn after_render_thread(frame: &Frame, has_frame_slices: bool, start: i64, en
         } else {
             "no_frame_slices"
         },
-        thread: None,
         ts: start,
         dur_ns: end - start,
         ms: ms(end - start),
-        slice_id: None,
-        slice_name: None,
-        slice_ts: None,
-        slice_dur_ns: None,
-        context_slice_ids: Vec::new(),
         rule: if c == Category::GpuComposition {
             "window time after the app's last thread phase ended".to_string()
         } else {
             "no doFrame or DrawFrame for this frame: the whole window".to_string()
         },
-        binder: None,
-        lock: None,
-        gc: None,
-        cpu: None,
-        io: None,
         gpu: Some(GpuDetail {
             gpu_ms: b.and_then(|b| phase_ms(b.gpu)),
             surfaceflinger_ms: b.and_then(|b| phase_ms(b.sf)),
@@ -55,11 +44,7 @@ pub fn after_render_thread(frame: &Frame, has_frame_slices: bool, start: i64, en
                 .as_ref()
                 .and_then(|t| t.display.as_ref().map(|d| d.jank_tag.clone())),
         }),
-        woken_by: None,
-        render_thread_activity: None,
-        merged: 0,
-        stretches: 0,
-        longest_stretch: None,
+        ..Default::default()
     }
 }
 
