@@ -264,29 +264,25 @@ pub fn source_statuses(store: &Store) -> Vec<SourceStatus> {
         .filter(|r| r.actual && r.surface_frame_token.is_none())
         .count();
     let config = info.config.as_ref();
+    // A source made of one packet kind: present when the trace has any.
+    let packets = |field: u32, kind: &str| {
+        let n = info.packets_of(field);
+        (n > 0, plural(n as usize, &format!("{kind} packet")))
+    };
     SourceId::ALL
         .iter()
         .map(|&id| {
             let (present, evidence) = match id {
-                SourceId::FrameTimeline => (
-                    info.packets_of(f::FRAME_TIMELINE_EVENT) > 0,
-                    format!(
-                        "{}: {}, {}",
-                        plural(
-                            info.packets_of(f::FRAME_TIMELINE_EVENT) as usize,
-                            "frame_timeline_event packet"
-                        ),
+                SourceId::FrameTimeline => {
+                    let (present, n) = packets(f::FRAME_TIMELINE_EVENT, "frame_timeline_event");
+                    let frames = format!(
+                        "{}, {}",
                         plural(surface, "actual surface frame"),
                         plural(display, "actual display frame")
-                    ),
-                ),
-                SourceId::FrameTracer => (
-                    info.packets_of(f::GRAPHICS_FRAME_EVENT) > 0,
-                    plural(
-                        info.packets_of(f::GRAPHICS_FRAME_EVENT) as usize,
-                        "graphics_frame_event packet",
-                    ),
-                ),
+                    );
+                    (present, format!("{n}: {frames}"))
+                }
+                SourceId::FrameTracer => packets(f::GRAPHICS_FRAME_EVENT, "graphics_frame_event"),
                 SourceId::AtraceView => (
                     do_frames + draw_frames > 0,
                     format!(
@@ -310,20 +306,8 @@ pub fn source_statuses(store: &Store) -> Vec<SourceStatus> {
                     !store.sched.is_empty(),
                     plural(store.sched.len(), "sched_switch event"),
                 ),
-                SourceId::ProcessTree => (
-                    info.packets_of(f::PROCESS_TREE) > 0,
-                    plural(
-                        info.packets_of(f::PROCESS_TREE) as usize,
-                        "process_tree packet",
-                    ),
-                ),
-                SourceId::ClockSnapshot => (
-                    info.packets_of(f::CLOCK_SNAPSHOT) > 0,
-                    plural(
-                        info.packets_of(f::CLOCK_SNAPSHOT) as usize,
-                        "clock_snapshot packet",
-                    ),
-                ),
+                SourceId::ProcessTree => packets(f::PROCESS_TREE, "process_tree"),
+                SourceId::ClockSnapshot => packets(f::CLOCK_SNAPSHOT, "clock_snapshot"),
             };
             SourceStatus {
                 id,

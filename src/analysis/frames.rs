@@ -38,7 +38,7 @@ pub struct DisplayFrame {
     pub present_type: String,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Frame {
     pub upid: Upid,
     pub layer: Option<String>,

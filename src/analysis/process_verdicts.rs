@@ -255,12 +255,7 @@ mod tests {
         let ns = |m: f64| (m * 1e6) as i64;
         Frame {
             upid: 1,
-            layer: None,
-            frame_id: None,
-            ts: 0,
-            dur: 0,
             ui: ui_ms.map(|u| span(0, ns(u))),
-            rt: None,
             timeline: tag.map(|t| Timeline {
                 actual: span(0, P60 + ns(overrun_ms)),
                 expected: Some(span(0, P60)),
@@ -275,7 +270,7 @@ mod tests {
                 prediction_type: String::new(),
                 display: None,
             }),
-            buffer: None,
+            ..Default::default()
         }
     }
 

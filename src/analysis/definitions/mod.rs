@@ -658,18 +658,13 @@ mod tests {
         use crate::analysis::index::Span;
         let frame = |rt: Option<Span>| Frame {
             upid: 1,
-            layer: None,
-            frame_id: None,
-            ts: 0,
-            dur: 0,
             ui: Some(Span {
                 id: 1,
                 ts: 0,
                 dur: 6_000_000,
             }),
             rt,
-            timeline: None,
-            buffer: None,
+            ..Default::default()
         };
         // doFrame 0..6 ms, DrawFrame 5..15 ms: 15 ms of CPU time. Within 60 Hz, over 90 Hz.
         let f = frame(Some(Span {

@@ -30,14 +30,9 @@ mod tests {
         let span = |(ts, dur)| Span { id: 1, ts, dur };
         Frame {
             upid: 1,
-            layer: None,
-            frame_id: None,
-            ts: 0,
-            dur: 0,
             ui: ui.map(span),
             rt: rt.map(span),
-            timeline: None,
-            buffer: None,
+            ..Default::default()
         }
     }
 
