@@ -178,15 +178,13 @@ pub fn blame(
         ms: ms(r.dur),
         source: format!("DrawFrame slice {} on the RenderThread", r.id),
     });
-    let conf = |b: &super::buffers::BufferMatch| format!("{:?}", b.confidence).to_lowercase();
     let gpu_wait = frame.buffer.as_ref().and_then(|b| {
         b.gpu.filter(|g| g.complete()).map(|g| Measure {
             ms: ms(g.dur),
             source: format!(
-                "FrameTracer GPU_ phase of buffer {:?} frame {:?} ({} confidence match)",
-                b.buffer_id,
-                b.frame_number,
-                conf(b)
+                "FrameTracer GPU_ phase of {} ({} confidence match)",
+                b.ids(),
+                b.confidence.name()
             ),
         })
     });
@@ -194,9 +192,9 @@ pub fn blame(
         b.sf.filter(|s| s.complete()).map(|s| Measure {
             ms: ms(s.dur),
             source: format!(
-                "FrameTracer SF_ phase (latch to present) of buffer {:?} ({} confidence match)",
-                b.buffer_id,
-                conf(b)
+                "FrameTracer SF_ phase (latch to present) of {} ({} confidence match)",
+                b.ids(),
+                b.confidence.name()
             ),
         })
     });

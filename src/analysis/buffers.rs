@@ -19,6 +19,35 @@ pub enum Confidence {
     Low,
 }
 
+impl Confidence {
+    /// The word written in every output (the serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
+}
+
+impl BufferMatch {
+    /// "buffer 11, frame 6296", naming only the ids FrameTracer gave.
+    pub fn ids(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(b) = self.buffer_id {
+            parts.push(format!("buffer {b}"));
+        }
+        if let Some(f) = self.frame_number {
+            parts.push(format!("frame {f}"));
+        }
+        if parts.is_empty() {
+            "buffer without id".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct BufferMatch {
     pub layer: String,

@@ -180,7 +180,7 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                 opt(f.on_time_finish.map(|b| b as i32)),
                 (f.janky as i32).to_string(),
                 opt(f.display_frame_token),
-                opt(b.map(|b| format!("{:?}", b.confidence).to_lowercase())),
+                opt(b.map(|b| b.confidence.name())),
                 opt(b
                     .and_then(|b| b.gpu)
                     .filter(|g| g.dur >= 0)

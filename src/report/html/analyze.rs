@@ -465,10 +465,7 @@ fn worst_frame(o: &mut String, rank: usize, f: &FrameReport, budget_ms: f64, sca
             right.push(("Layer", b.layer.clone()));
             right.push(("Buffer id", opt(&b.buffer_id)));
             right.push(("Frame number", opt(&b.frame_number)));
-            right.push((
-                "Match confidence",
-                format!("{:?}", b.confidence).to_lowercase(),
-            ));
+            right.push(("Match confidence", b.confidence.name().to_string()));
             right.push(("APP_ (dequeue → queue)", phase(&b.app)));
             right.push(("GPU_ (queue → fence)", phase(&b.gpu)));
             right.push(("SF_ (latch → present)", phase(&b.sf)));
