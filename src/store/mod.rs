@@ -304,6 +304,9 @@ pub struct Store {
     pub metadata: BTreeMap<String, MetaValue>,
     /// What the recording holds and asked for (not a trace_processor table).
     pub trace_info: trace_info::TraceInfo,
+    /// First and last timestamp of the ftrace events trace_processor's raw table
+    /// (`ftrace_event`) would hold; frameprobe keeps no such table, only its bounds.
+    pub ftrace_event_bounds: Option<(i64, i64)>,
 }
 
 impl Store {
@@ -373,28 +376,43 @@ impl Store {
         self.metadata.insert(key.to_string(), value);
     }
 
-    /// First and last timestamp of the imported events (0, 0 for an empty trace).
+    /// `trace_bounds` as trace_processor v58 computes it: the earliest and latest timestamp
+    /// over the ftrace_event, sched, counter, slice and thread_state rows (the end of a row
+    /// with a duration; an unfinished row counts as its start). (0, 0) for an empty trace;
+    /// a single instant gets an end one nanosecond after its start.
     pub fn bounds(&self) -> (i64, i64) {
         let mut lo = i64::MAX;
-        let mut hi = i64::MIN;
+        let mut hi = 0i64;
         let mut see = |start: i64, end: i64| {
             lo = lo.min(start);
-            hi = hi.max(end.max(start));
+            hi = hi.max(end);
         };
-        for r in &self.slices {
-            see(r.ts, r.ts + r.dur.max(0));
+        if let Some((first, last)) = self.ftrace_event_bounds {
+            see(first, last);
         }
         for r in &self.sched {
-            see(r.ts, r.ts + r.dur.max(0));
+            see(r.ts, r.ts.saturating_add(r.dur.max(0)));
         }
         for r in &self.counters {
             see(r.ts, r.ts);
         }
-        if lo > hi {
-            (0, 0)
-        } else {
-            (lo, hi)
+        for r in &self.slices {
+            see(r.ts, r.ts.saturating_add(r.dur.max(0)));
         }
+        for r in &self.thread_states {
+            see(r.ts, r.ts.saturating_add(r.dur.max(0)));
+        }
+        match (lo, hi) {
+            (i64::MAX, _) => (0, 0),
+            (lo, hi) if lo == hi => (lo, hi.saturating_add(1)),
+            b => b,
+        }
+    }
+
+    /// Widens `ftrace_event_bounds` by one raw ftrace event.
+    pub fn see_ftrace_event(&mut self, ts: i64) {
+        let b = self.ftrace_event_bounds.get_or_insert((ts, ts));
+        *b = (b.0.min(ts), b.1.max(ts));
     }
 
     pub fn metadata_int(&self, key: &str) -> Option<i64> {
@@ -402,5 +420,55 @@ impl Store {
             Some(MetaValue::Int(v)) => Some(*v),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod bounds_tests {
+    use super::*;
+
+    fn slice(ts: i64, dur: i64) -> SliceRow {
+        SliceRow {
+            ts,
+            dur,
+            track_id: 0,
+            category: None,
+            name: None,
+            depth: 0,
+            parent_id: None,
+            arg_set_id: None,
+        }
+    }
+
+    // Expected values are worked by hand from trace_processor v58's rule
+    // (storage_tables.cc GetTimestampBounds, trace_processor_impl.cc
+    // AggregatePluginTimestampBounds).
+    #[test]
+    fn bounds_follow_trace_processors_rule() {
+        let mut s = Store::default();
+        assert_eq!(s.bounds(), (0, 0), "empty trace");
+        s.counters.push(CounterRow {
+            ts: 500,
+            track_id: 0,
+            value: 1.0,
+            arg_set_id: None,
+        });
+        assert_eq!(s.bounds(), (500, 501), "one instant: end is start + 1");
+        // An unfinished slice counts as its start; a finished one as its end.
+        s.slices.push(slice(300, -1));
+        s.slices.push(slice(400, 250));
+        assert_eq!(s.bounds(), (300, 650));
+        // A thread state still open at the end counts as its start, a closed one as its end.
+        let mut open = ThreadStateRow::new(200, 1, None, None, None, None);
+        s.thread_states.push(open.clone());
+        open.ts = 600;
+        open.dur = 100;
+        s.thread_states.push(open);
+        assert_eq!(s.bounds(), (200, 700));
+        // Raw ftrace events (a soft-dropped wakeup before everything else) widen both ends.
+        s.see_ftrace_event(150);
+        s.see_ftrace_event(900);
+        s.see_ftrace_event(160);
+        assert_eq!(s.bounds(), (150, 900));
     }
 }

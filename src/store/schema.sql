@@ -150,3 +150,7 @@ CREATE VIEW frame_slice AS
 CREATE TABLE stats(
   name TEXT, idx INTEGER, severity TEXT, source TEXT, value INTEGER, description TEXT);
 CREATE TABLE metadata(name TEXT, key_type TEXT, int_value INTEGER, str_value TEXT);
+
+-- Perfetto's prelude: the trace's first and last timestamp (as trace_start() / trace_end()).
+CREATE VIEW trace_bounds AS
+SELECT trace_start() AS start_ts, trace_end() AS end_ts;

@@ -123,8 +123,11 @@ impl FtraceParser {
         let pid = pid as i64;
         // trace_processor's raw table records every event but sched_switch with the thread
         // that emitted it, creating that thread even in the soft-drop window.
-        if self.raw_threads && id != fid::SCHED_SWITCH {
-            ctx.procs.get_or_create_thread(&mut ctx.store, pid);
+        if self.raw_threads {
+            ctx.store.see_ftrace_event(ts);
+            if id != fid::SCHED_SWITCH {
+                ctx.procs.get_or_create_thread(&mut ctx.store, pid);
+            }
         }
         if ts < self.soft_drop_before {
             return;
@@ -227,9 +230,6 @@ impl FtraceParser {
     /// Returns `None` when dropped, else whether the record is raw-only.
     fn compact_crop(&mut self, store: &mut Store, ts: i64) -> Option<bool> {
         self.on_first_event(store);
-        if ts >= self.soft_drop_before {
-            return Some(false);
-        }
         if ts < self.drop_before {
             store.stat(
                 "ftrace_packet_before_tracing_start",
@@ -238,7 +238,11 @@ impl FtraceParser {
             );
             return None;
         }
-        Some(true)
+        // Every kept record is a row of the raw table (when it is on).
+        if self.raw_threads {
+            store.see_ftrace_event(ts);
+        }
+        Some(ts < self.soft_drop_before)
     }
 
     pub fn compact_switch(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, e: &CompactSwitch) {
