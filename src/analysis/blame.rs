@@ -93,6 +93,11 @@ pub fn ms(ns: i64) -> f64 {
     (ns as f64 / 1e4).round() / 100.0
 }
 
+/// Milliseconds from `start` to `ts`, to the microsecond.
+pub fn ms_since(ts: i64, start: i64) -> f64 {
+    (ts.saturating_sub(start) as f64 / 1e3).round() / 1e3
+}
+
 /// FrameTimeline's verdict mapped to the responsible side.
 pub fn side_of(frame: &Frame, budget_ns: i64) -> (Side, Vec<&'static str>) {
     let Some(t) = &frame.timeline else {

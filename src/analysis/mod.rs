@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::store::android_version::{parse_fingerprint, sdk_for_release};
 use crate::store::{MetaValue, Store, Upid};
-use blame::ms;
+use blame::{ms, ms_since};
 use frames::Frame;
 use index::Index;
 use report_model::*;
@@ -104,6 +104,7 @@ fn matches_process(opts: &AnalyzeOptions, pid: i64, names: &[Option<&str>]) -> b
 #[allow(clippy::too_many_arguments)]
 fn frame_report(
     idx: &Index<'_>,
+    trace_start: i64,
     states: &ThreadStateIndex<'_>,
     f: &Frame,
     with_blame: bool,
@@ -119,6 +120,7 @@ fn frame_report(
         frame_id: f.frame_id,
         layer: f.layer.clone(),
         ts: f.ts,
+        ts_rel_ms: ms_since(f.ts, trace_start),
         dur_ms: (f.dur >= 0).then(|| ms(f.dur)),
         ui_ms: f.ui_ns().map(ms),
         cpu_ms: f.cpu_ns().map(ms),
@@ -162,6 +164,7 @@ fn median_budget(timing: &[process_verdicts::FrameTiming]) -> (i64, &'static str
 
 pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeReport {
     let idx = Index::new(store);
+    let trace_start = store.bounds().0;
     let mut by_process = frames::build(&idx);
     let (api, api_known) = api_level(store);
     let srcs = sources(store);
@@ -276,6 +279,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         let report = |i: usize, with_blame: bool| {
             frame_report(
                 &idx,
+                trace_start,
                 &states,
                 &frames[i],
                 with_blame,
@@ -357,6 +361,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         tool_version: env!("CARGO_PKG_VERSION"),
         metric_version: definitions::METRIC_VERSION,
         trace: trace.to_string(),
+        trace_start_ns: trace_start,
         sources: srcs,
         api_level: Some(api),
         trust: trace_trust,

@@ -58,6 +58,9 @@ pub struct FrameReport {
     pub frame_id: Option<i64>,
     pub layer: Option<String>,
     pub ts: i64,
+    /// Milliseconds from the trace start (`trace_start()`, where Perfetto UI's time axis
+    /// starts).
+    pub ts_rel_ms: f64,
     pub dur_ms: Option<f64>,
     pub ui_ms: Option<f64>,
     pub cpu_ms: Option<f64>,
@@ -133,6 +136,9 @@ pub struct AnalyzeReport {
     /// The version of the frame definitions behind the numbers (see README, "Metric version").
     pub metric_version: u32,
     pub trace: String,
+    /// `trace_start()`: the first timestamp of the trace, by trace_processor's rule. Tables
+    /// show frame times from it.
+    pub trace_start_ns: i64,
     pub sources: Sources,
     pub api_level: Option<u32>,
     /// The trace's trust grade (each process has its own, which includes these reasons).

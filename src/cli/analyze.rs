@@ -32,6 +32,8 @@ pub struct AnalyzeArgs {
     /// Only layers whose name matches this glob.
     #[arg(long)]
     pub layer: Option<String>,
+    /// table for people, markdown for PR comments, csv (one row per process and layer) or
+    /// json (everything, see README).
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
     /// How many of the worst frames to explain per process.
@@ -41,14 +43,18 @@ pub struct AnalyzeArgs {
 
 #[derive(clap::Args)]
 pub struct FramesArgs {
+    /// The trace (`-` for standard input; gzip and zstd are detected).
     pub trace: PathBuf,
+    /// Only these processes: a name (glob) or a pid. Repeatable.
     #[arg(long = "process", short = 'p')]
     pub processes: Vec<String>,
+    /// Only layers whose name matches this glob.
     #[arg(long)]
     pub layer: Option<String>,
     /// Only janky frames.
     #[arg(long)]
     pub janky: bool,
+    /// table for people, markdown, csv (one row per frame) or json (with cause chains).
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
 }
@@ -188,13 +194,13 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|p| serde_json::json!({"pid": p.pid, "name": p.name, "trust": p.trust, "frames": p.all_frames}))
                 .collect();
-            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "tool_version": r.tool_version, "metric_version": r.metric_version, "trace": r.trace, "sources": r.sources, "trust": r.trust, "processes": frames});
+            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "tool_version": r.tool_version, "metric_version": r.metric_version, "trace": r.trace, "trace_start_ns": r.trace_start_ns, "sources": r.sources, "trust": r.trust, "processes": frames});
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
         ReportFormat::Table | ReportFormat::Markdown => {
             let csv = analyze_csv::frames_csv(&r);
-            let rows: Vec<Vec<String>> = split_csv(&csv);
+            let rows = times_for_people(split_csv(&csv));
             if a.format == ReportFormat::Markdown {
                 write!(out, "{}", analyze_text::md_table(&rows))?;
             } else {
@@ -226,6 +232,26 @@ pub fn filter_matched_nothing(
         eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
     }
     all_empty.then(|| ExitCode::from(super::EXIT_ERROR))
+}
+
+/// Tables show the `ts_rel_ms` column as `time`, seconds from the trace start (`+1.234 s`).
+fn times_for_people(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let Some(col) = rows
+        .first()
+        .and_then(|h| h.iter().position(|c| c == "ts_rel_ms"))
+    else {
+        return rows;
+    };
+    for (i, row) in rows.iter_mut().enumerate() {
+        if let Some(cell) = row.get_mut(col) {
+            *cell = match (i, cell.parse::<f64>()) {
+                (0, _) => "time".to_string(),
+                (_, Ok(ms)) => crate::report::since_start(ms),
+                (_, Err(_)) => std::mem::take(cell),
+            };
+        }
+    }
+    rows
 }
 
 /// Splits our own CSV into records (quoted fields with doubled quotes; a quoted field may

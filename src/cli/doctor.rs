@@ -18,7 +18,9 @@ pub enum DoctorFormat {
 
 #[derive(clap::Args)]
 pub struct DoctorArgs {
+    /// The trace (`-` for standard input; gzip and zstd are detected).
     pub trace: PathBuf,
+    /// table for people or json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: DoctorFormat,
 }

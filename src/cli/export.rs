@@ -10,6 +10,7 @@ use crate::store::sqlite::{to_connection, ExportOptions};
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
+    /// The trace (`-` for standard input; gzip and zstd are detected).
     pub trace: PathBuf,
     /// Output SQLite file (must not exist unless --force; `-` for standard output). It is
     /// written beside the target and renamed into place once complete.

@@ -21,6 +21,7 @@ pub struct GfxinfoArgs {
     /// A `dumpsys gfxinfo [<pkg>] framestats` dump (`-` for standard input). UTF-8 or
     /// UTF-16 (as written by a PowerShell redirect), LF or CRLF.
     pub file: PathBuf,
+    /// table for people, csv (one row per frame; with --summary-only one per window) or json.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// App vsync offset in ns. With --sf-offset-ns it turns on the legacy path's

@@ -22,6 +22,7 @@ pub struct QueryArgs {
     /// Read the SQL from this file.
     #[arg(long, short = 'f')]
     pub file: Option<PathBuf>,
+    /// table for people, csv, or json (`columns` and `rows` as objects).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// As trace_processor_shell's flag of the same name (and its Python API's default): do

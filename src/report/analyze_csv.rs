@@ -159,7 +159,7 @@ fn flag(d: &FrameDefinitions, k: Definition) -> String {
 }
 
 pub fn frames_csv(r: &AnalyzeReport) -> String {
-    let mut out = String::from("pid,process,layer,frame_id,ts,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types,budget_ms,budget_source,vsync_period_ms,refresh_hz,missed_vsyncs,ft_janky,stdlib_was_jank,hwui_deadline_janky,mb_counted,mb_late,mb_why_not,vitals_slow,vitals_frozen,over_budget,rules,disagreement,primary_cause,primary_cause_ms,cause_window_ms\n");
+    let mut out = String::from("pid,process,layer,frame_id,ts,ts_rel_ms,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types,budget_ms,budget_source,vsync_period_ms,refresh_hz,missed_vsyncs,ft_janky,stdlib_was_jank,hwui_deadline_janky,mb_counted,mb_late,mb_why_not,vitals_slow,vitals_frozen,over_budget,rules,disagreement,primary_cause,primary_cause_ms,cause_window_ms\n");
     for p in &r.processes {
         for f in &p.all_frames {
             let b = f.buffer.as_ref();
@@ -170,6 +170,7 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                 csv_field(f.layer.as_deref().unwrap_or("")),
                 opt(f.frame_id),
                 f.ts.to_string(),
+                f.ts_rel_ms.to_string(),
                 opt(f.dur_ms),
                 opt(f.ui_ms),
                 opt(f.cpu_ms),

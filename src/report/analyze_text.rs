@@ -98,8 +98,9 @@ fn macro_line(m: &MacrobenchmarkBlock) -> String {
 
 fn frame_line(f: &FrameReport) -> String {
     let mut s = format!(
-        "frame {} at {} ns{}",
+        "frame {} at {} (ts {}){}",
         f.frame_id.map_or("?".into(), |i| i.to_string()),
+        super::since_start(f.ts_rel_ms),
         f.ts,
         f.layer
             .as_ref()

@@ -11,6 +11,11 @@ pub mod visible;
 
 pub use stream_grid::StreamGrid;
 
+/// A time as tables show it: seconds from the trace start, to the millisecond (`+12.345 s`).
+pub fn since_start(ms: f64) -> String {
+    format!("{:+.3} s", ms / 1e3)
+}
+
 /// Rows (the first is the header) as an aligned text table, the style every command uses.
 pub fn grid<R, C>(rows: R) -> String
 where

@@ -175,11 +175,11 @@ fn summary_table(l: &LayerSummary) -> String {
     o
 }
 
-fn frame_title(f: &FrameReport, t0: i64, value: Option<f64>) -> String {
+fn frame_title(f: &FrameReport, value: Option<f64>) -> String {
     let mut s = format!(
-        "#{} +{:.3}s {}",
+        "#{} {} {}",
         f.frame_id.map_or("?".into(), |i| i.to_string()),
-        (f.ts - t0) as f64 / 1e9,
+        crate::report::since_start(f.ts_rel_ms),
         value.map_or("no duration".into(), |v| format!("{v:.2}ms"))
     );
     if let Some(tag) = &f.jank_tag {
@@ -240,7 +240,7 @@ fn layer_section(o: &mut String, p: &ProcessReport, l: &LayerSummary) {
             frame: f
                 .frame_id
                 .map_or_else(|| format!("ts{}", f.ts), |i| i.to_string()),
-            title: frame_title(f, t0, *v),
+            title: frame_title(f, *v),
         })
         .collect();
     // Legend: the styles present, in a fixed order, with their counts.
@@ -418,7 +418,14 @@ fn worst_frame(o: &mut String, rank: usize, f: &FrameReport, budget_ms: f64, sca
         &[
             ("Layer", layer_name(&f.layer)),
             ("Frame token (vsync id)", opt(&f.frame_id)),
-            ("Start (trace ns)", f.ts.to_string()),
+            (
+                "Start",
+                format!(
+                    "{} (trace ns {})",
+                    crate::report::since_start(f.ts_rel_ms),
+                    f.ts
+                ),
+            ),
             ("Duration", ms(f.dur_ms) + " ms"),
             (
                 "UI / CPU / overrun",
