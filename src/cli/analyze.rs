@@ -1,5 +1,6 @@
 //! `frameprobe analyze TRACE...` and `frameprobe frames TRACE`.
 
+use crate::report::shorten::{shorten_report_names, NAME_WIDTH};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +40,10 @@ pub struct AnalyzeArgs {
     /// How many of the worst frames to explain per process.
     #[arg(long, default_value_t = 5)]
     pub top: usize,
+    /// Tables show names whole (by default a name over 60 characters is shortened in the
+    /// middle with `…`; JSON, CSV and Markdown always have them whole).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 #[derive(clap::Args)]
@@ -54,6 +59,10 @@ pub struct FramesArgs {
     /// Only janky frames.
     #[arg(long)]
     pub janky: bool,
+    /// Tables show names whole (by default a name over 60 characters is shortened in the
+    /// middle with `…`).
+    #[arg(long)]
+    pub wide: bool,
     /// table for people, markdown, csv (one row per frame) or json (with cause chains).
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
@@ -99,6 +108,9 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             for r in &reports {
                 let mut r = r.clone();
                 crate::report::visible::escape_report_names(&mut r);
+                if !a.wide {
+                    shorten_report_names(&mut r, NAME_WIDTH);
+                }
                 write!(out, "{}", analyze_text::render_table(&r))?;
             }
         }
@@ -199,7 +211,11 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
         ReportFormat::Table | ReportFormat::Markdown => {
-            let csv = analyze_csv::frames_csv(&r);
+            let mut shown = r;
+            if a.format == ReportFormat::Table && !a.wide {
+                shorten_report_names(&mut shown, NAME_WIDTH);
+            }
+            let csv = analyze_csv::frames_csv(&shown);
             let rows = times_for_people(split_csv(&csv));
             if a.format == ReportFormat::Markdown {
                 write!(out, "{}", analyze_text::md_table(&rows))?;

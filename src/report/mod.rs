@@ -5,6 +5,7 @@ pub mod analyze_text;
 pub mod causes_text;
 pub mod doctor_text;
 pub mod html;
+pub mod shorten;
 pub mod stream_grid;
 pub mod verdicts;
 pub mod visible;
