@@ -1,13 +1,17 @@
 //! The CI gate: `check` (limits) and `compare` (baseline vs candidate) over Macrobenchmark
 //! iteration traces, with reports for CI systems.
 
+pub mod annotations;
+pub mod benchmark_data;
 pub mod check;
 pub mod compare;
 pub mod inputs;
 pub mod isolate;
+pub mod macrobench_dir;
 pub mod measure;
 pub mod metrics;
 pub mod output;
+pub mod reproduce;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -19,7 +23,9 @@ use crate::analysis::frame_timing::percentile;
 use crate::analysis::trust::{self, Grade, Reason, Trust};
 use check::{Outcome, Rule, RuleResult};
 use compare::{Comparison, Thresholds, Verdict};
-use measure::Iteration;
+use macrobench_dir::Benchmark;
+use measure::{Iteration, Target};
+use reproduce::ReproRow;
 
 pub const EXIT_PASS: u8 = 0;
 pub const EXIT_FAIL: u8 = 1;
@@ -28,6 +34,11 @@ pub const EXIT_ERROR: u8 = 2;
 #[derive(Debug, Clone, Serialize)]
 pub struct IterationInfo {
     pub path: String,
+    /// Its number in the benchmark's benchmarkData.json.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iteration: Option<usize>,
+    /// The package measured (given with --process, or inferred).
+    pub package: String,
     pub process_found: bool,
     pub frames: usize,
     pub timeline_frames: usize,
@@ -109,50 +120,161 @@ pub fn macrobenchmark_metrics(its: &[&Iteration]) -> MacrobenchmarkMetrics {
 /// Loads and measures every input; problems are collected, never hidden.
 pub struct Measured {
     pub tests: BTreeMap<String, Vec<Iteration>>,
+    /// The benchmarkData.json entry of each test that has one.
+    pub benchmarks: BTreeMap<String, Benchmark>,
     pub errors: Vec<String>,
     /// Each trace's load warnings, prefixed with its path.
     pub warnings: Vec<String>,
 }
 
-pub fn measure_inputs(inputs: &[PathBuf], package: &str, jobs: usize) -> Measured {
-    let mut errors = Vec::new();
-    let paths = match inputs::expand(inputs) {
-        Ok(p) => p,
+/// Measures every trace of `inputs` (Macrobenchmark output directories, benchmarkData.json
+/// files, traces). Without `process` each benchmark's app is inferred from its test package.
+pub fn measure_inputs(inputs: &[PathBuf], process: Option<&str>, jobs: usize) -> Measured {
+    let mut m = Measured {
+        tests: BTreeMap::new(),
+        benchmarks: BTreeMap::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let found = match macrobench_dir::discover(inputs) {
+        Ok(d) => d,
         Err(e) => {
-            return Measured {
-                tests: BTreeMap::new(),
-                errors: vec![e.to_string()],
-                warnings: Vec::new(),
-            };
+            m.errors.push(format!("{e:#}"));
+            return m;
         }
     };
-    let results = measure::measure_all(&paths, package, jobs);
-    let mut tests: BTreeMap<String, Vec<Iteration>> = BTreeMap::new();
-    let mut warnings = Vec::new();
-    for (p, r) in paths.iter().zip(results) {
-        match r {
-            Ok(it) => {
-                warnings.extend(it.warnings.iter().map(|w| format!("{}: {w}", p.display())));
-                if !it.process_found {
-                    errors.push(format!("{}: no process matches {package:?}", p.display()));
-                } else if let Some(prob) = &it.problem {
-                    errors.push(format!("{}: {prob}", p.display()));
-                }
-                tests.entry(inputs::test_name(p)).or_default().push(it);
+    m.errors = found.errors;
+    let target = |hint: &Option<String>| match process {
+        Some(p) => Target::Package(p.to_string()),
+        None => Target::Infer(hint.clone()),
+    };
+    let mut work: Vec<(PathBuf, Target)> = Vec::new();
+    let mut slots: Vec<(String, Option<usize>)> = Vec::new();
+    for b in found.benchmarks {
+        let key = b.result.key();
+        if b.traces.is_empty() {
+            m.errors.push(format!(
+                "{}: no traces for this benchmark in {} (no profilerOutputs, no {key}_iterNNN_*.perfetto-trace beside it)",
+                b.result.display(),
+                b.json.display()
+            ));
+        }
+        for (i, t) in b.traces.iter().enumerate() {
+            if !t.is_file() {
+                m.errors.push(format!(
+                    "{} iteration {i}: trace {} (listed in {}) is missing",
+                    b.result.display(),
+                    t.display(),
+                    b.json.display()
+                ));
+                continue;
             }
-            Err(e) => errors.push(format!("{}: cannot read: {e:#}", p.display())),
+            work.push((t.clone(), target(&b.test_package)));
+            slots.push((key.clone(), Some(i)));
+        }
+        m.tests.entry(key.clone()).or_default();
+        m.benchmarks.insert(key, b);
+    }
+    for (t, hint) in &found.loose {
+        work.push((t.clone(), target(hint)));
+        slots.push((inputs::test_name(t), None));
+    }
+    let results = measure::measure_all(&work, jobs);
+    for (((p, _), (key, iteration)), r) in work.iter().zip(slots).zip(results) {
+        let at = match (m.benchmarks.get(&key), iteration) {
+            (Some(b), Some(i)) => format!("{} iteration {i} ({})", b.result.display(), p.display()),
+            _ => p.display().to_string(),
+        };
+        match r {
+            Ok(mut it) => {
+                it.iteration = iteration;
+                m.warnings
+                    .extend(it.warnings.iter().map(|w| format!("{}: {w}", p.display())));
+                if !it.process_found {
+                    m.errors
+                        .push(format!("{at}: no process matches {:?}", it.package));
+                } else if let Some(prob) = &it.problem {
+                    m.errors.push(format!("{at}: {prob}"));
+                }
+                m.tests.entry(key).or_default().push(it);
+            }
+            Err(e) => m.errors.push(format!("{at}: cannot read: {e:#}")),
         }
     }
-    Measured {
-        tests,
-        errors,
-        warnings,
+    m
+}
+
+/// The names a rule's benchmark glob is matched against.
+fn test_names(key: &str, b: Option<&Benchmark>) -> Vec<String> {
+    let mut v = vec![key.to_string()];
+    if let Some(b) = b {
+        v.push(b.result.display());
+        v.push(format!("{}#{}", b.result.simple_class(), b.result.name));
+    }
+    v
+}
+
+/// The trust reasons a benchmark's own benchmarkData.json gives (emulator, clocks,
+/// thermal throttling).
+fn run_reasons(b: &Benchmark, allow_unlocked_clocks: bool) -> Vec<Reason> {
+    let build = &b.context.build;
+    let device_strings = [
+        ("build fingerprint", &build.fingerprint),
+        ("model", &build.model),
+        ("device", &build.device),
+        ("brand", &build.brand),
+    ]
+    .into_iter()
+    .filter_map(|(w, v)| v.clone().map(|v| (w, v)))
+    .collect();
+    trust::run_reasons(&trust::RunFacts {
+        device_strings,
+        cpu_locked: b.context.cpu_locked,
+        thermal_throttle_sleep_seconds: b.result.thermal_throttle_sleep_seconds,
+        allow_unlocked_clocks,
+    })
+}
+
+/// What a test's benchmarkData.json entry says, beside the gate's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchmarkInfo {
+    pub class_name: String,
+    pub name: String,
+    pub params: BTreeMap<String, String>,
+    pub json: String,
+    pub test_package: Option<String>,
+    pub context: benchmark_data::Context,
+    pub thermal_throttle_sleep_seconds: Option<i64>,
+    /// benchmarkData.json's numbers beside frameprobe's (see `reproduce`).
+    pub reproduction: Vec<ReproRow>,
+}
+
+fn benchmark_info(b: &Benchmark, its: &[Iteration], warnings: &mut Vec<String>) -> BenchmarkInfo {
+    let slots: Vec<Option<&Iteration>> = (0..b.traces.len())
+        .map(|i| {
+            its.iter()
+                .find(|it| it.iteration == Some(i) && it.process_found)
+        })
+        .collect();
+    let (reproduction, w) = reproduce::reproduce(&b.result.display(), &b.result, &slots);
+    warnings.extend(w);
+    BenchmarkInfo {
+        class_name: b.result.class_name.clone(),
+        name: b.result.name.clone(),
+        params: b.result.params.clone(),
+        json: b.json.display().to_string(),
+        test_package: b.test_package.clone(),
+        context: b.context.clone(),
+        thermal_throttle_sleep_seconds: b.result.thermal_throttle_sleep_seconds,
+        reproduction,
     }
 }
 
 fn info(it: &Iteration) -> IterationInfo {
     IterationInfo {
         path: it.path.display().to_string(),
+        iteration: it.iteration,
+        package: it.package.clone(),
         process_found: it.process_found,
         frames: it.mb_frames.len(),
         timeline_frames: it.timeline_tags.len(),
@@ -177,6 +299,9 @@ fn test_trust(its: &[&Iteration], frames: usize) -> Trust {
 #[derive(Debug, Clone, Serialize)]
 pub struct TestCheck {
     pub test: String,
+    /// The benchmarkData.json entry, when the test came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<BenchmarkInfo>,
     /// How far the test's numbers can be trusted (every iteration, pooled frame count).
     pub trust: Trust,
     pub iterations: Vec<IterationInfo>,
@@ -190,12 +315,15 @@ pub struct CheckReport {
     pub tool_version: &'static str,
     /// The version of the frame definitions behind the numbers.
     pub metric_version: u32,
-    pub process: String,
+    /// The package given with --process, or null when each benchmark's was inferred
+    /// (each iteration names its `package`).
+    pub process: Option<String>,
     pub outcome: &'static str,
     pub exit_code: u8,
     /// The worst test's grade; `inconclusive` fails the gate (exit 2) unless allowed.
     pub trust: Grade,
     pub allow_inconclusive: bool,
+    pub allow_unlocked_clocks: bool,
     pub tests: Vec<TestCheck>,
     pub errors: Vec<String>,
     /// Load warnings of the traces (damage skipped, with byte offsets).
@@ -213,41 +341,61 @@ fn outcome_name(code: u8) -> &'static str {
 
 /// Evaluates `rules`; an `inconclusive` test (emulator, too few frames, ...) is an error
 /// (exit 2) unless `allow_inconclusive`.
+/// How `check` treats what is not a plain pass or fail.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CheckOptions {
+    pub jobs: usize,
+    pub allow_inconclusive: bool,
+    /// Unlocked CPU clocks lower the grade to degraded only.
+    pub allow_unlocked_clocks: bool,
+}
+
 pub fn run_check(
     inputs: &[PathBuf],
-    package: &str,
+    process: Option<&str>,
     rules: &[Rule],
-    jobs: usize,
-    allow_inconclusive: bool,
+    opts: CheckOptions,
 ) -> CheckReport {
-    let m = measure_inputs(inputs, package, jobs);
+    let allow_inconclusive = opts.allow_inconclusive;
+    let m = measure_inputs(inputs, process, opts.jobs);
     let mut errors = m.errors;
+    let mut warnings = m.warnings;
     let mut tests = Vec::new();
     let mut failed = false;
     let mut inconclusive = false;
     for (name, its) in &m.tests {
+        let bench = m.benchmarks.get(name);
+        let label = bench.map_or(name.clone(), |b| b.result.display());
         let usable: Vec<&Iteration> = its.iter().filter(|i| i.process_found).collect();
         let frames: usize = usable.iter().map(|i| i.mb_frames.len()).sum();
-        if frames == 0 {
-            errors.push(format!("{name}: no frames of {package:?} to evaluate"));
+        if frames == 0 && !usable.is_empty() {
+            errors.push(format!(
+                "{label}: no Macrobenchmark frames of {:?} to evaluate",
+                usable[0].package
+            ));
         }
+        let names = test_names(name, bench);
+        let rules: Vec<&Rule> = rules.iter().filter(|r| r.applies_to(&names)).collect();
         let results: Vec<RuleResult> = rules.iter().map(|r| check::evaluate(r, &usable)).collect();
         for (r, res) in rules.iter().zip(&results) {
             match res.outcome {
                 Outcome::Fail if r.metric == metrics::Metric::FrameCount => errors.push(format!(
-                    "{name}: too few frames ({} < {})",
+                    "{label}: too few frames ({} < {})",
                     res.value.unwrap_or(0.0),
                     r.limit
                 )),
                 Outcome::Fail => failed = true,
                 Outcome::CannotEvaluate => errors.push(format!(
-                    "{name}: {} cannot be evaluated on these traces",
+                    "{label}: {} cannot be evaluated on these traces",
                     res.metric
                 )),
                 Outcome::Pass => {}
             }
         }
-        let trust = test_trust(&usable, frames);
+        let mut trust = test_trust(&usable, frames);
+        if let Some(b) = bench {
+            trust = trust.with(run_reasons(b, opts.allow_unlocked_clocks));
+        }
         if trust.grade == Grade::Inconclusive && !usable.is_empty() {
             inconclusive = true;
             if !allow_inconclusive {
@@ -258,13 +406,14 @@ pub fn run_check(
                     .map(|r| r.text.clone())
                     .collect();
                 errors.push(format!(
-                    "{name}: inconclusive ({}); pass --allow-inconclusive to gate on it anyway",
+                    "{label}: inconclusive ({}); pass --allow-inconclusive to gate on it anyway",
                     why.join("; ")
                 ));
             }
         }
         tests.push(TestCheck {
             test: name.clone(),
+            benchmark: bench.map(|b| benchmark_info(b, its, &mut warnings)),
             trust,
             iterations: its.iter().map(info).collect(),
             rules: results,
@@ -290,7 +439,7 @@ pub fn run_check(
         schema: "frameprobe.check/v1",
         tool_version: env!("CARGO_PKG_VERSION"),
         metric_version: METRIC_VERSION,
-        process: package.to_string(),
+        process: process.map(str::to_string),
         outcome: if only_trust {
             "inconclusive"
         } else {
@@ -303,9 +452,10 @@ pub fn run_check(
             .max()
             .unwrap_or(Grade::Trusted),
         allow_inconclusive,
+        allow_unlocked_clocks: opts.allow_unlocked_clocks,
         tests,
         errors,
-        warnings: m.warnings,
+        warnings,
     }
 }
 
@@ -325,7 +475,8 @@ pub struct CompareReport {
     pub tool_version: &'static str,
     /// The version of the frame definitions behind the numbers.
     pub metric_version: u32,
-    pub process: String,
+    /// As in check: the --process package, or null when inferred per benchmark.
+    pub process: Option<String>,
     pub outcome: &'static str,
     pub exit_code: u8,
     pub thresholds: ThresholdsOut,
@@ -350,12 +501,12 @@ pub struct ThresholdsOut {
 pub fn run_compare(
     baseline: &[PathBuf],
     candidate: &[PathBuf],
-    package: &str,
+    process: Option<&str>,
     th: &Thresholds,
     jobs: usize,
 ) -> CompareReport {
-    let b = measure_inputs(baseline, package, jobs);
-    let c = measure_inputs(candidate, package, jobs);
+    let b = measure_inputs(baseline, process, jobs);
+    let c = measure_inputs(candidate, process, jobs);
     let mut errors: Vec<String> = b.errors.iter().map(|e| format!("baseline: {e}")).collect();
     errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
     // Tests pair by name; a single test on each side pairs whatever the names.
@@ -411,7 +562,7 @@ pub fn run_compare(
         schema: "frameprobe.compare/v1",
         tool_version: env!("CARGO_PKG_VERSION"),
         metric_version: METRIC_VERSION,
-        process: package.to_string(),
+        process: process.map(str::to_string),
         outcome: outcome_name(code),
         exit_code: code,
         thresholds: ThresholdsOut {

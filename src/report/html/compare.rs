@@ -220,7 +220,7 @@ pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> Stri
         o,
         "<p>Process <code>{}</code>: gate outcome <span class=\"pill\" style=\"background:{colour}\">{}</span> \
          (exit code {} from <code>frameprobe compare</code>)</p>",
-        esc(&r.process),
+        esc(r.process.as_deref().unwrap_or("each benchmark's app")),
         esc(&r.outcome.to_uppercase()),
         r.exit_code
     );
@@ -322,7 +322,13 @@ pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> Stri
         }
         o.push_str("</section>\n");
     }
-    page(&format!("frameprobe compare report: {}", r.process), &o)
+    page(
+        &format!(
+            "frameprobe compare report: {}",
+            r.process.as_deref().unwrap_or("each benchmark's app")
+        ),
+        &o,
+    )
 }
 
 #[cfg(test)]
@@ -378,6 +384,8 @@ mod tests {
             .collect();
         let info = |i: &Iteration| IterationInfo {
             path: i.path.display().to_string(),
+            iteration: None,
+            package: process.into(),
             process_found: true,
             frames: i.mb_frames.len(),
             timeline_frames: i.timeline_tags.len(),
@@ -389,7 +397,7 @@ mod tests {
             schema: "frameprobe.compare/v1",
             tool_version: "test",
             metric_version: crate::analysis::definitions::METRIC_VERSION,
-            process: process.into(),
+            process: Some(process.into()),
             outcome: "fail",
             exit_code: 1,
             thresholds: ThresholdsOut {

@@ -1,0 +1,169 @@
+//! A Macrobenchmark output directory (e.g. Gradle's
+//! `build/outputs/connected_android_test_additional_output/<variant>/connected/<device>/`):
+//! every `*-benchmarkData.json` in it (searched recursively), each benchmark with the traces
+//! of its iterations, and the traces no benchmark claims.
+//!
+//! A benchmark's traces are its `profilerOutputs` of type `PerfettoTrace` (paths relative to
+//! the JSON's directory); files written before androidx listed them are found by
+//! Macrobenchmark's file naming, `<SimpleClass>_<method>_iterNNN_<date>.perfetto-trace`
+//! beside the JSON (`MacrobenchmarkPhase.kt` / `PerfettoCaptureWrapper` in androidx name
+//! them so).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use super::benchmark_data::{self, Context, TestResult};
+use super::inputs;
+
+/// One benchmark of a benchmarkData.json and where its iterations' traces are.
+#[derive(Debug, Clone)]
+pub struct Benchmark {
+    pub result: TestResult,
+    /// Iteration i's trace (it may be missing: the caller reports it).
+    pub traces: Vec<PathBuf>,
+    pub json: PathBuf,
+    /// The test APK's package (the JSON's file name prefix).
+    pub test_package: Option<String>,
+    pub context: Context,
+}
+
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub benchmarks: Vec<Benchmark>,
+    /// Traces outside any benchmark, with the test package of a JSON beside them if any.
+    pub loose: Vec<(PathBuf, Option<String>)>,
+    pub errors: Vec<String>,
+}
+
+fn walk_json(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let p = e.path();
+        if p.is_dir() {
+            walk_json(&p, out)?;
+        } else if benchmark_data::is_benchmark_data(&p) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The traces of `b`'s iterations: listed, else by file name beside the JSON.
+fn traces_of(b: &TestResult, dir: &Path, beside: &[PathBuf]) -> Vec<PathBuf> {
+    if let Some(listed) = b.perfetto_traces() {
+        return listed.iter().map(|f| dir.join(f)).collect();
+    }
+    let key = b.key();
+    beside
+        .iter()
+        .filter(|p| p.parent() == Some(dir) && inputs::test_name(p) == key)
+        .cloned()
+        .collect()
+}
+
+/// Benchmarks and loose traces of `inputs` (directories, benchmarkData.json files, traces).
+pub fn discover(inputs_: &[PathBuf]) -> anyhow::Result<Discovered> {
+    let mut d = Discovered::default();
+    let mut jsons = Vec::new();
+    let mut traces = Vec::new();
+    for i in inputs_ {
+        if i.is_dir() {
+            walk_json(i, &mut jsons)?;
+            if let Ok(t) = inputs::expand(std::slice::from_ref(i)) {
+                traces.extend(t);
+            }
+        } else if benchmark_data::is_benchmark_data(i) {
+            jsons.push(i.clone());
+            if let Some(dir) = i.parent() {
+                traces.extend(inputs::expand(&[dir.to_path_buf()]).unwrap_or_default());
+            }
+        } else {
+            traces.extend(inputs::expand(std::slice::from_ref(i))?);
+        }
+    }
+    jsons.dedup();
+    let mut claimed: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut packages: Vec<(PathBuf, String)> = Vec::new();
+    for j in &jsons {
+        let data = match benchmark_data::read(j) {
+            Ok(x) => x,
+            Err(e) => {
+                d.errors.push(format!("{e:#}"));
+                continue;
+            }
+        };
+        let dir = j.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let test_package = benchmark_data::test_package_of(j);
+        if let Some(p) = &test_package {
+            packages.push((dir.clone(), p.clone()));
+        }
+        for b in data.benchmarks {
+            let ts = traces_of(&b, &dir, &traces);
+            claimed.extend(ts.iter().cloned());
+            d.benchmarks.push(Benchmark {
+                result: b,
+                traces: ts,
+                json: j.clone(),
+                test_package: test_package.clone(),
+                context: data.context.clone(),
+            });
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for t in traces {
+        if claimed.contains(&t) || !seen.insert(t.clone()) {
+            continue;
+        }
+        let pkg = packages
+            .iter()
+            .find(|(dir, _)| t.starts_with(dir))
+            .map(|(_, p)| p.clone());
+        d.loose.push((t, pkg));
+    }
+    if d.benchmarks.is_empty() && d.loose.is_empty() && d.errors.is_empty() {
+        anyhow::bail!(
+            "no benchmarkData.json or traces (*.perfetto-trace, *.pftrace) found in {:?}",
+            inputs_
+        );
+    }
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn benchmarks_claim_their_traces_by_list_or_by_name() {
+        let d = std::env::temp_dir().join(format!("fp-mbdir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("dev")).unwrap();
+        for f in [
+            "A_x_iter000_2024.perfetto-trace",
+            "A_x_iter001_2024.perfetto-trace",
+            "listed.perfetto-trace",
+            "Other_y_iter000_2024.perfetto-trace",
+        ] {
+            std::fs::write(d.join("dev").join(f), b"x").unwrap();
+        }
+        std::fs::write(
+            d.join("dev/com.a.bench-benchmarkData.json"),
+            r#"{"benchmarks": [{"name": "x", "className": "p.A"},
+                {"name": "z", "className": "p.B", "profilerOutputs": [
+                  {"type": "PerfettoTrace", "label": "Trace Iteration 0", "filename": "listed.perfetto-trace"}]}]}"#,
+        )
+        .unwrap();
+        let r = discover(&[d.clone()]).unwrap();
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        assert_eq!(r.benchmarks.len(), 2);
+        assert_eq!(r.benchmarks[0].traces.len(), 2);
+        assert_eq!(
+            r.benchmarks[1].traces,
+            vec![d.join("dev/listed.perfetto-trace")]
+        );
+        assert_eq!(r.loose.len(), 1);
+        assert_eq!(r.loose[0].1.as_deref(), Some("com.a.bench"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
