@@ -146,7 +146,10 @@ pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
         allow_unlocked_clocks: a.allow_unlocked_clocks,
     };
     let report = run_check(&a.inputs, process.as_deref(), &rules, opts);
-    print_warnings(&report.warnings);
+    // The table and Markdown list the warnings themselves.
+    if matches!(a.format, GateFormat::Json | GateFormat::Junit) {
+        print_warnings(&report.warnings);
+    }
     print_annotations(annotations::check(&report));
     let text = match a.format {
         GateFormat::Table => output::check_table(&report),

@@ -59,7 +59,11 @@ pub fn check(r: &CheckReport) -> Vec<String> {
             ));
         }
     }
-    out.extend(r.errors.iter().map(|e| command("error", "frameprobe check", e)));
+    out.extend(
+        r.errors
+            .iter()
+            .map(|e| command("error", "frameprobe check", e)),
+    );
     out.extend(
         r.warnings
             .iter()
@@ -72,7 +76,11 @@ pub fn check(r: &CheckReport) -> Vec<String> {
 pub fn compare(r: &CompareReport) -> Vec<String> {
     let mut out = Vec::new();
     for t in &r.tests {
-        for c in t.metrics.iter().filter(|c| c.verdict == Verdict::Regression) {
+        for c in t
+            .metrics
+            .iter()
+            .filter(|c| c.verdict == Verdict::Regression)
+        {
             out.push(command(
                 "error",
                 &format!("frameprobe compare: {}", t.test),

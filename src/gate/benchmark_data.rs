@@ -105,7 +105,10 @@ impl TestResult {
     /// The class name without its package: Macrobenchmark's trace files start with
     /// `<SimpleClass>_<method>` (`Description.toUniqueName()` in benchmark-junit4).
     pub fn simple_class(&self) -> &str {
-        self.class_name.rsplit('.').next().unwrap_or(&self.class_name)
+        self.class_name
+            .rsplit('.')
+            .next()
+            .unwrap_or(&self.class_name)
     }
 
     /// The key the gate groups iterations by, the same as a trace file's test name.

@@ -27,11 +27,9 @@ pub struct Rule {
 impl Rule {
     /// Whether the rule applies to a test known by these names.
     pub fn applies_to(&self, names: &[String]) -> bool {
-        self.benchmark.as_deref().is_none_or(|g| {
-            names
-                .iter()
-                .any(|n| crate::analysis::glob::glob(g, n))
-        })
+        self.benchmark
+            .as_deref()
+            .is_none_or(|g| names.iter().any(|n| crate::analysis::glob::glob(g, n)))
     }
 }
 

@@ -205,11 +205,7 @@ fn md(s: &str) -> String {
 /// are written; the fence is longer than any backtick run in `s` (CommonMark's rule), and a
 /// table pipe is escaped, which GitHub's tables undo inside code spans too.
 fn md_code(s: &str) -> String {
-    let longest = s
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let body = s.replace('|', "\\|").replace(['\n', '\r'], " ");
     let pad = if body.starts_with('`') || body.ends_with('`') {

@@ -108,21 +108,30 @@ pub fn reproduce(
                 .copied()
                 .flatten()
                 .map(|it| it.mb_frames.len() as f64);
-            rows.push(row("frameCount".into(), Some(i), m.runs.get(i).copied(), ours));
+            rows.push(row(
+                "frameCount".into(),
+                Some(i),
+                m.runs.get(i).copied(),
+                ours,
+            ));
         }
     }
     for r in rows.iter().filter(|r| !r.matches) {
         // A missing iteration has already been said once.
-        if r.iteration.is_some_and(|i| its.get(i).is_some_and(|x| x.is_none())) {
+        if r.iteration
+            .is_some_and(|i| its.get(i).is_some_and(|x| x.is_none()))
+        {
             continue;
         }
         let at = r
             .iteration
-            .map_or("pooled over its iterations".to_string(), |i| format!("iteration {i}"));
+            .map_or("pooled over its iterations".to_string(), |i| {
+                format!("iteration {i}")
+            });
         let what = match (r.json, r.frameprobe, r.difference) {
-            (Some(j), Some(_), Some(d)) if r.metric.ends_with(" runs") => format!(
-                "{j} frames each, per-frame values differ by up to {d:.6} ms"
-            ),
+            (Some(j), Some(_), Some(d)) if r.metric.ends_with(" runs") => {
+                format!("{j} frames each, per-frame values differ by up to {d:.6} ms")
+            }
             (Some(j), Some(o), _) if r.metric.ends_with(" runs") => {
                 format!("benchmarkData.json has {j} frames, frameprobe {o}")
             }
@@ -181,11 +190,18 @@ mod tests {
         let (rows, w) = reproduce("A#x", &json, &[Some(&a), Some(&b)]);
         assert!(w.is_empty(), "{w:?}");
         assert!(rows.iter().all(|r| r.matches));
-        json.sampled_metrics.get_mut("frameDurationCpuMs").unwrap().p90 = Some(27.9);
+        json.sampled_metrics
+            .get_mut("frameDurationCpuMs")
+            .unwrap()
+            .p90 = Some(27.9);
         json.metrics.get_mut("frameCount").unwrap().runs[1] = 2.0;
         let (_, w) = reproduce("A#x", &json, &[Some(&a), Some(&b)]);
         assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].contains("A#x pooled") && w[0].contains("P90"), "{}", w[0]);
+        assert!(
+            w[0].contains("A#x pooled") && w[0].contains("P90"),
+            "{}",
+            w[0]
+        );
         assert!(w[1].contains("A#x iteration 1: frameCount"), "{}", w[1]);
         let (_, w) = reproduce("A#x", &json, &[Some(&a), None]);
         assert!(w[0].contains("iteration 1: its trace is missing"), "{w:?}");
