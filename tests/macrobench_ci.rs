@@ -626,3 +626,54 @@ fn compare_two_output_directories_in_every_format() {
         }
     }
 }
+
+#[test]
+fn compare_against_a_saved_check_report() {
+    let Some(d) = fixture("saved", |_| {}) else {
+        return;
+    };
+    let out = check(&d, &["--rule", "frame_count>=1", "--format", "json"]);
+    let mut saved = json_of(&out);
+    let path = d.join("baseline.json");
+    std::fs::write(&path, saved.to_string()).unwrap();
+    let compare = |baseline: &Path| {
+        frameprobe(&[
+            "compare",
+            "--baseline",
+            baseline.to_str().unwrap(),
+            "--candidate",
+            d.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+    };
+    let out = compare(&path);
+    let v = json_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["tests"].as_array().unwrap().len(), 2);
+    // The same numbers: no change, and no interval (there are no saved frames to resample).
+    let m = &v["tests"][0]["metrics"];
+    let p50 = m
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["metric"] == "frame_cpu_ms_p50")
+        .unwrap();
+    assert_eq!(p50["difference"], 0.0);
+    assert!(p50["ci_low"].is_null());
+    // A baseline 5 ms faster at P50 (the candidate's is about 15.9 ms): +5 ms, over 30%,
+    // past both default thresholds (1 ms and 10%).
+    let t = &mut saved["tests"][1]["metrics"]["frame_cpu_ms_p50"];
+    *t = json!(t.as_f64().unwrap() - 5.0);
+    std::fs::write(&path, saved.to_string()).unwrap();
+    let out = compare(&path);
+    assert_eq!(out.status.code(), Some(1), "{}", json_of(&out));
+    // Another metric version is refused.
+    saved["metric_version"] = json!(999);
+    std::fs::write(&path, saved.to_string()).unwrap();
+    let out = compare(&path);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(json_of(&out)["errors"]
+        .to_string()
+        .contains("metric version 999"));
+}

@@ -35,20 +35,6 @@ pub struct Discovered {
     pub errors: Vec<String>,
 }
 
-fn walk_json(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.path());
-    for e in entries {
-        let p = e.path();
-        if p.is_dir() {
-            walk_json(&p, out)?;
-        } else if benchmark_data::is_benchmark_data(&p) {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
 /// The traces of `b`'s iterations: listed, else by file name beside the JSON.
 fn traces_of(b: &TestResult, dir: &Path, beside: &[PathBuf]) -> Vec<PathBuf> {
     if let Some(listed) = b.perfetto_traces() {
@@ -69,7 +55,7 @@ pub fn discover(inputs_: &[PathBuf]) -> anyhow::Result<Discovered> {
     let mut traces = Vec::new();
     for i in inputs_ {
         if i.is_dir() {
-            walk_json(i, &mut jsons)?;
+            inputs::walk(i, benchmark_data::is_benchmark_data, &mut jsons)?;
             if let Ok(t) = inputs::expand(std::slice::from_ref(i)) {
                 traces.extend(t);
             }
@@ -154,7 +140,7 @@ mod tests {
                   {"type": "PerfettoTrace", "label": "Trace Iteration 0", "filename": "listed.perfetto-trace"}]}]}"#,
         )
         .unwrap();
-        let r = discover(&[d.clone()]).unwrap();
+        let r = discover(std::slice::from_ref(&d)).unwrap();
         assert!(r.errors.is_empty(), "{:?}", r.errors);
         assert_eq!(r.benchmarks.len(), 2);
         assert_eq!(r.benchmarks[0].traces.len(), 2);

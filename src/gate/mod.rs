@@ -12,11 +12,12 @@ pub mod measure;
 pub mod metrics;
 pub mod output;
 pub mod reproduce;
+pub mod saved_baseline;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis::definitions::METRIC_VERSION;
 use crate::analysis::frame_timing::percentile;
@@ -49,7 +50,7 @@ pub struct IterationInfo {
 }
 
 /// P50..P99 in Macrobenchmark's JSON spelling.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Pcts {
     #[serde(rename = "P50")]
     pub p50: f64,
@@ -61,7 +62,7 @@ pub struct Pcts {
     pub p99: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CountStats {
     pub minimum: f64,
     pub maximum: f64,
@@ -70,7 +71,7 @@ pub struct CountStats {
 }
 
 /// The numbers Macrobenchmark's FrameTimingMetric reports, to put beside its own JSON.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MacrobenchmarkMetrics {
     #[serde(rename = "frameDurationCpuMs")]
     pub frame_duration_cpu_ms: Option<Pcts>,
@@ -307,6 +308,9 @@ pub struct TestCheck {
     pub iterations: Vec<IterationInfo>,
     pub rules: Vec<RuleResult>,
     pub macrobenchmark: MacrobenchmarkMetrics,
+    /// Every metric `compare` knows, pooled over the iterations: a saved check report is a
+    /// baseline for `compare --baseline report.json`.
+    pub metrics: BTreeMap<String, Option<f64>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -418,6 +422,10 @@ pub fn run_check(
             iterations: its.iter().map(info).collect(),
             rules: results,
             macrobenchmark: macrobenchmark_metrics(&usable),
+            metrics: metrics::compare_set()
+                .into_iter()
+                .map(|m| (m.name(), m.value(&usable).map(compare::round)))
+                .collect(),
         });
     }
     if rules.is_empty() {
@@ -505,52 +513,68 @@ pub fn run_compare(
     th: &Thresholds,
     jobs: usize,
 ) -> CompareReport {
-    let b = measure_inputs(baseline, process, jobs);
     let c = measure_inputs(candidate, process, jobs);
-    let mut errors: Vec<String> = b.errors.iter().map(|e| format!("baseline: {e}")).collect();
-    errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
-    // Tests pair by name; a single test on each side pairs whatever the names.
-    let pairs: Vec<(String, &Vec<Iteration>, &Vec<Iteration>)> =
-        if b.tests.len() == 1 && c.tests.len() == 1 {
-            let (bn, bv) = b.tests.iter().next().unwrap();
-            let (_, cv) = c.tests.iter().next().unwrap();
-            vec![(bn.clone(), bv, cv)]
-        } else {
-            let mut v = Vec::new();
-            for (name, bv) in &b.tests {
-                match c.tests.get(name) {
-                    Some(cv) => v.push((name.clone(), bv, cv)),
-                    None => errors.push(format!("{name}: no candidate traces for this test")),
+    let mut errors: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut tests = Vec::new();
+    if saved_baseline::is_saved_report(baseline) {
+        match saved_baseline::load(&baseline[0]) {
+            Ok(saved) => {
+                errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
+                for (name, st, cv) in pair_tests(&saved, &c.tests, &mut errors) {
+                    let cu: Vec<&Iteration> = cv.iter().filter(|i| i.process_found).collect();
+                    if cu.is_empty() {
+                        errors.push(format!("{name}: no usable candidate iterations"));
+                        continue;
+                    }
+                    tests.push(TestComparison {
+                        test: name,
+                        baseline: Vec::new(),
+                        candidate: cv.iter().map(info).collect(),
+                        baseline_macrobenchmark: st
+                            .macrobenchmark
+                            .clone()
+                            .unwrap_or_else(|| macrobenchmark_metrics(&[])),
+                        candidate_macrobenchmark: macrobenchmark_metrics(&cu),
+                        metrics: metrics::compare_set()
+                            .into_iter()
+                            .map(|m| saved_baseline::compare(m, st.value(m), &cu, th))
+                            .collect(),
+                    });
                 }
             }
-            for name in c.tests.keys().filter(|n| !b.tests.contains_key(*n)) {
-                errors.push(format!("{name}: no baseline traces for this test"));
-            }
-            v
-        };
-    let mut tests = Vec::new();
-    let mut regressed = false;
-    for (name, bv, cv) in pairs {
-        let bu: Vec<&Iteration> = bv.iter().filter(|i| i.process_found).collect();
-        let cu: Vec<&Iteration> = cv.iter().filter(|i| i.process_found).collect();
-        if bu.is_empty() || cu.is_empty() {
-            errors.push(format!("{name}: no usable iterations on one side"));
-            continue;
+            Err(e) => errors.push(format!("baseline: {e:#}")),
         }
-        let metrics: Vec<Comparison> = metrics::compare_set()
-            .into_iter()
-            .map(|m| compare::compare(m, &bu, &cu, th))
-            .collect();
-        regressed |= metrics.iter().any(|m| m.verdict == Verdict::Regression);
-        tests.push(TestComparison {
-            test: name,
-            baseline: bv.iter().map(info).collect(),
-            candidate: cv.iter().map(info).collect(),
-            baseline_macrobenchmark: macrobenchmark_metrics(&bu),
-            candidate_macrobenchmark: macrobenchmark_metrics(&cu),
-            metrics,
-        });
+    } else {
+        let b = measure_inputs(baseline, process, jobs);
+        errors.extend(b.errors.iter().map(|e| format!("baseline: {e}")));
+        errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
+        warnings.extend(b.warnings.iter().map(|w| format!("baseline: {w}")));
+        for (name, bv, cv) in pair_tests(&b.tests, &c.tests, &mut errors) {
+            let bu: Vec<&Iteration> = bv.iter().filter(|i| i.process_found).collect();
+            let cu: Vec<&Iteration> = cv.iter().filter(|i| i.process_found).collect();
+            if bu.is_empty() || cu.is_empty() {
+                errors.push(format!("{name}: no usable iterations on one side"));
+                continue;
+            }
+            tests.push(TestComparison {
+                test: name,
+                baseline: bv.iter().map(info).collect(),
+                candidate: cv.iter().map(info).collect(),
+                baseline_macrobenchmark: macrobenchmark_metrics(&bu),
+                candidate_macrobenchmark: macrobenchmark_metrics(&cu),
+                metrics: metrics::compare_set()
+                    .into_iter()
+                    .map(|m| compare::compare(m, &bu, &cu, th))
+                    .collect(),
+            });
+        }
     }
+    warnings.extend(c.warnings.iter().map(|w| format!("candidate: {w}")));
+    let regressed = tests
+        .iter()
+        .flat_map(|t| &t.metrics)
+        .any(|m| m.verdict == Verdict::Regression);
     let code = if !errors.is_empty() {
         EXIT_ERROR
     } else if regressed {
@@ -576,11 +600,30 @@ pub fn run_compare(
         },
         tests,
         errors,
-        warnings: b
-            .warnings
-            .iter()
-            .map(|w| format!("baseline: {w}"))
-            .chain(c.warnings.iter().map(|w| format!("candidate: {w}")))
-            .collect(),
+        warnings,
     }
+}
+
+/// Tests pair by name; a single test on each side pairs whatever the names.
+fn pair_tests<'a, B, C>(
+    b: &'a BTreeMap<String, B>,
+    c: &'a BTreeMap<String, C>,
+    errors: &mut Vec<String>,
+) -> Vec<(String, &'a B, &'a C)> {
+    if b.len() == 1 && c.len() == 1 {
+        let (bn, bv) = b.iter().next().unwrap();
+        let (_, cv) = c.iter().next().unwrap();
+        return vec![(bn.clone(), bv, cv)];
+    }
+    let mut v = Vec::new();
+    for (name, bv) in b {
+        match c.get(name) {
+            Some(cv) => v.push((name.clone(), bv, cv)),
+            None => errors.push(format!("{name}: no candidate traces for this test")),
+        }
+    }
+    for name in c.keys().filter(|n| !b.contains_key(*n)) {
+        errors.push(format!("{name}: no baseline traces for this test"));
+    }
+    v
 }

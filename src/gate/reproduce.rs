@@ -32,7 +32,10 @@ pub struct ReproRow {
     pub matches: bool,
 }
 
-const SAMPLED: [(&str, fn(&(i64, Option<i64>)) -> Option<f64>); 2] = [
+/// A frame's value of a sampled metric, in ms (None: the trace does not give it).
+type FrameValue = fn(&(i64, Option<i64>)) -> Option<f64>;
+
+const SAMPLED: [(&str, FrameValue); 2] = [
     ("frameDurationCpuMs", |f| Some(f.0 as f64 / 1e6)),
     ("frameOverrunMs", |f| f.1.map(|o| o as f64 / 1e6)),
 ];

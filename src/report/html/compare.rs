@@ -357,6 +357,8 @@ mod tests {
             .collect();
         Iteration {
             path: format!("it{seed}.perfetto-trace").into(),
+            package: "com.example.app".into(),
+            iteration: None,
             mb_frames,
             timeline_tags,
             process_found: true,
