@@ -277,7 +277,8 @@ fn check_finds_every_benchmark_and_reproduces_the_json() {
     );
     let v = json_of(&out);
     assert_eq!(out.status.code(), Some(0), "{v}");
-    assert!(v["process"].is_null(), "the package was inferred");
+    assert_eq!(v["process"], TARGET);
+    assert_eq!(v["process_inferred"], true);
     assert!(v.get("warnings").is_none(), "{}", v["warnings"]);
     for (m, n) in [("startup", 3), ("scroll", 2)] {
         let t = test_of(&v, m);

@@ -205,6 +205,20 @@ pub fn measure_inputs(inputs: &[PathBuf], process: Option<&str>, jobs: usize) ->
     m
 }
 
+/// `--process`, else every package measured, in order, comma-separated.
+fn process_label<'a>(process: Option<&str>, its: impl Iterator<Item = &'a Iteration>) -> String {
+    if let Some(p) = process {
+        return p.to_string();
+    }
+    let mut v: Vec<&str> = its
+        .filter(|i| i.process_found)
+        .map(|i| i.package.as_str())
+        .collect();
+    v.sort();
+    v.dedup();
+    v.join(", ")
+}
+
 /// The names a rule's benchmark glob is matched against.
 fn test_names(key: &str, b: Option<&Benchmark>) -> Vec<String> {
     let mut v = vec![key.to_string()];
@@ -319,9 +333,10 @@ pub struct CheckReport {
     pub tool_version: &'static str,
     /// The version of the frame definitions behind the numbers.
     pub metric_version: u32,
-    /// The package given with --process, or null when each benchmark's was inferred
-    /// (each iteration names its `package`).
-    pub process: Option<String>,
+    /// The package given with --process, else the packages inferred from the test
+    /// packages, comma-separated (each iteration names its own `package`).
+    pub process: String,
+    pub process_inferred: bool,
     pub outcome: &'static str,
     pub exit_code: u8,
     /// The worst test's grade; `inconclusive` fails the gate (exit 2) unless allowed.
@@ -447,7 +462,8 @@ pub fn run_check(
         schema: "frameprobe.check/v1",
         tool_version: env!("CARGO_PKG_VERSION"),
         metric_version: METRIC_VERSION,
-        process: process.map(str::to_string),
+        process: process_label(process, m.tests.values().flatten()),
+        process_inferred: process.is_none(),
         outcome: if only_trust {
             "inconclusive"
         } else {
@@ -483,8 +499,9 @@ pub struct CompareReport {
     pub tool_version: &'static str,
     /// The version of the frame definitions behind the numbers.
     pub metric_version: u32,
-    /// As in check: the --process package, or null when inferred per benchmark.
-    pub process: Option<String>,
+    /// As in check: the --process package, else the inferred ones.
+    pub process: String,
+    pub process_inferred: bool,
     pub outcome: &'static str,
     pub exit_code: u8,
     pub thresholds: ThresholdsOut,
@@ -586,7 +603,8 @@ pub fn run_compare(
         schema: "frameprobe.compare/v1",
         tool_version: env!("CARGO_PKG_VERSION"),
         metric_version: METRIC_VERSION,
-        process: process.map(str::to_string),
+        process: process_label(process, c.tests.values().flatten()),
+        process_inferred: process.is_none(),
         outcome: outcome_name(code),
         exit_code: code,
         thresholds: ThresholdsOut {

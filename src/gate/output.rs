@@ -217,21 +217,21 @@ fn md_code(s: &str) -> String {
 }
 
 /// The heading of a gate report: an icon for pass / fail / could not evaluate.
-fn md_title(command: &str, exit_code: u8, outcome: &str, process: Option<&str>) -> String {
+fn md_title(command: &str, exit_code: u8, outcome: &str, process: &str) -> String {
     let icon = match exit_code {
         0 => "✅",
         1 => "❌",
         _ => "⚠️",
     };
-    let what = process.map_or("each benchmark's app".to_string(), md_code);
     format!(
-        "## {icon} frameprobe {command}: {} for {what}\n\n",
+        "## {icon} frameprobe {command}: {} for {}\n\n",
         outcome.to_uppercase(),
+        md_code(process)
     )
 }
 
 pub fn check_markdown(r: &CheckReport) -> String {
-    let mut out = md_title("check", r.exit_code, r.outcome, r.process.as_deref());
+    let mut out = md_title("check", r.exit_code, r.outcome, &r.process);
     for t in &r.tests {
         let _ = writeln!(out, "### {}\n", md(&test_heading(t)));
         if let Some(b) = &t.benchmark {
@@ -344,7 +344,7 @@ pub fn compare_table(r: &CompareReport) -> String {
             t.test,
             t.baseline.len(),
             t.candidate.len(),
-            r.process.as_deref().unwrap_or("each benchmark's app")
+            r.process
         );
         let mut rows = vec![CMP_HEAD.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
         rows.extend(t.metrics.iter().map(cmp_row));
@@ -374,7 +374,7 @@ pub fn compare_table(r: &CompareReport) -> String {
 }
 
 pub fn compare_markdown(r: &CompareReport) -> String {
-    let mut out = md_title("compare", r.exit_code, r.outcome, r.process.as_deref());
+    let mut out = md_title("compare", r.exit_code, r.outcome, &r.process);
     for t in &r.tests {
         let _ = writeln!(
             out,

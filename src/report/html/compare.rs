@@ -220,7 +220,7 @@ pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> Stri
         o,
         "<p>Process <code>{}</code>: gate outcome <span class=\"pill\" style=\"background:{colour}\">{}</span> \
          (exit code {} from <code>frameprobe compare</code>)</p>",
-        esc(r.process.as_deref().unwrap_or("each benchmark's app")),
+        esc(&r.process),
         esc(&r.outcome.to_uppercase()),
         r.exit_code
     );
@@ -322,13 +322,7 @@ pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> Stri
         }
         o.push_str("</section>\n");
     }
-    page(
-        &format!(
-            "frameprobe compare report: {}",
-            r.process.as_deref().unwrap_or("each benchmark's app")
-        ),
-        &o,
-    )
+    page(&format!("frameprobe compare report: {}", r.process), &o)
 }
 
 #[cfg(test)]
@@ -399,7 +393,8 @@ mod tests {
             schema: "frameprobe.compare/v1",
             tool_version: "test",
             metric_version: crate::analysis::definitions::METRIC_VERSION,
-            process: Some(process.into()),
+            process: process.into(),
+            process_inferred: false,
             outcome: "fail",
             exit_code: 1,
             thresholds: ThresholdsOut {
