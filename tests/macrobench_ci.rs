@@ -419,12 +419,24 @@ fn a_corrupt_iteration_is_reported_and_the_others_evaluated() {
         b"{\"not\": \"a trace\"}",
     )
     .unwrap();
+    // And a second device whose benchmarkData.json is not JSON: named, the rest evaluated.
+    let other = d.join("connected_android_test_additional_output/benchmark/connected/Other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("x.bench-benchmarkData.json"),
+        b"{\"benchmarks\": [",
+    )
+    .unwrap();
     let out = check(&d, &["--max-p99-cpu-ms", "1000", "--format", "json"]);
     let v = json_of(&out);
     assert_eq!(out.status.code(), Some(2), "{v}");
     let errors = v["errors"].to_string();
     assert!(
         errors.contains(&format!("{CLASS}#startup iteration 1")),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("x.bench-benchmarkData.json: not a Macrobenchmark benchmarkData.json"),
         "{errors}"
     );
     let t = test_of(&v, "startup");
@@ -542,6 +554,14 @@ fn junit_and_annotations() {
         .filter(|n| n.has_tag_name("testsuite"))
         .collect();
     assert_eq!(suites.len(), 2, "one suite per benchmark");
+    let names: Vec<&str> = suites
+        .iter()
+        .map(|s| s.attribute("name").unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [format!("{CLASS}#scroll"), format!("{CLASS}#startup")]
+    );
     for s in &suites {
         let cases: Vec<_> = s
             .children()

@@ -29,12 +29,6 @@ fn command(level: &str, title: &str, message: &str) -> String {
     )
 }
 
-fn label(t: &super::TestCheck) -> String {
-    t.benchmark
-        .as_ref()
-        .map_or(t.test.clone(), |b| format!("{}#{}", b.class_name, b.name))
-}
-
 /// One annotation per failed or unevaluable rule, per error and per warning.
 pub fn check(r: &CheckReport) -> Vec<String> {
     let mut out = Vec::new();
@@ -47,7 +41,7 @@ pub fn check(r: &CheckReport) -> Vec<String> {
             };
             out.push(command(
                 level,
-                &format!("frameprobe check: {}", label(t)),
+                &format!("frameprobe check: {}", t.label()),
                 &format!(
                     "{}: measured {} (limit {} {}) over {}",
                     super::output::rule_text(x),

@@ -152,7 +152,15 @@ pub fn measure_inputs(inputs: &[PathBuf], process: Option<&str>, jobs: usize) ->
     let mut work: Vec<(PathBuf, Target)> = Vec::new();
     let mut slots: Vec<(String, Option<usize>)> = Vec::new();
     for b in found.benchmarks {
-        let key = b.result.key();
+        // The same benchmark run on several devices stays one test per device.
+        let mut key = b.result.key();
+        if m.benchmarks.contains_key(&key) {
+            let device = b.json.parent().and_then(|d| d.file_name());
+            key = format!(
+                "{key}@{}",
+                device.map_or("?".into(), |d| d.to_string_lossy())
+            );
+        }
         if b.traces.is_empty() {
             m.errors.push(format!(
                 "{}: no traces for this benchmark in {} (no profilerOutputs, no {key}_iterNNN_*.perfetto-trace beside it)",
@@ -325,6 +333,15 @@ pub struct TestCheck {
     /// Every metric `compare` knows, pooled over the iterations: a saved check report is a
     /// baseline for `compare --baseline report.json`.
     pub metrics: BTreeMap<String, Option<f64>>,
+}
+
+impl TestCheck {
+    /// `Class#method` for a benchmark, else the traces' test name.
+    pub fn label(&self) -> String {
+        self.benchmark.as_ref().map_or(self.test.clone(), |b| {
+            format!("{}#{}", b.class_name, b.name)
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -70,12 +70,9 @@ fn test_heading(t: &TestCheck) -> String {
     let mut packages: Vec<&str> = t.iterations.iter().map(|i| i.package.as_str()).collect();
     packages.sort();
     packages.dedup();
-    let name = t
-        .benchmark
-        .as_ref()
-        .map_or(t.test.clone(), |b| format!("{}#{}", b.class_name, b.name));
     format!(
-        "{name} — {} iterations of {}",
+        "{} — {} iterations of {}",
+        t.label(),
         t.iterations.len(),
         packages.join(", ")
     )
@@ -550,7 +547,7 @@ pub fn check_junit(r: &CheckReport) -> String {
                 ("metric_version", r.metric_version.to_string()),
                 ("trust", t.trust.grade.as_str().to_string()),
             ];
-            (t.test.clone(), properties, cases)
+            (t.label(), properties, cases)
         })
         .collect();
     junit("frameprobe check", suites, &r.errors)
