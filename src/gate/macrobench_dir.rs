@@ -9,11 +9,16 @@
 //! beside the JSON (`MacrobenchmarkPhase.kt` / `PerfettoCaptureWrapper` in androidx name
 //! them so).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use serde::Serialize;
 
 use super::benchmark_data::{self, Context, TestResult};
 use super::inputs;
+use super::measure::Iteration;
+use super::reproduce::{self, ReproRow};
+use crate::analysis::trust::{self, Reason};
 
 /// One benchmark of a benchmarkData.json and where its iterations' traces are.
 #[derive(Debug, Clone)]
@@ -114,6 +119,77 @@ pub fn discover(inputs_: &[PathBuf]) -> anyhow::Result<Discovered> {
         );
     }
     Ok(d)
+}
+
+/// The names a rule's benchmark glob is matched against: the test's key and, for a
+/// benchmark, `package.Class#method` and `Class#method`.
+pub fn test_names(key: &str, b: Option<&Benchmark>) -> Vec<String> {
+    let mut v = vec![key.to_string()];
+    if let Some(b) = b {
+        v.push(b.result.display());
+        v.push(format!("{}#{}", b.result.simple_class(), b.result.name));
+    }
+    v
+}
+
+/// What a test's benchmarkData.json entry says, beside the gate's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchmarkInfo {
+    pub class_name: String,
+    pub name: String,
+    pub params: BTreeMap<String, String>,
+    pub json: String,
+    pub test_package: Option<String>,
+    pub context: Context,
+    pub thermal_throttle_sleep_seconds: Option<i64>,
+    /// benchmarkData.json's numbers beside frameprobe's (see `reproduce`).
+    pub reproduction: Vec<ReproRow>,
+}
+
+impl Benchmark {
+    /// The trust reasons its own benchmarkData.json gives (emulator, clocks, thermal
+    /// throttling).
+    pub fn trust_reasons(&self, allow_unlocked_clocks: bool) -> Vec<Reason> {
+        let build = &self.context.build;
+        let device_strings = [
+            ("build fingerprint", &build.fingerprint),
+            ("model", &build.model),
+            ("device", &build.device),
+            ("brand", &build.brand),
+        ]
+        .into_iter()
+        .filter_map(|(w, v)| v.clone().map(|v| (w, v)))
+        .collect();
+        trust::run_reasons(&trust::RunFacts {
+            device_strings,
+            cpu_locked: self.context.cpu_locked,
+            thermal_throttle_sleep_seconds: self.result.thermal_throttle_sleep_seconds,
+            allow_unlocked_clocks,
+        })
+    }
+
+    /// Its JSON entry with the reproduction of its numbers from `its` (the measured
+    /// iterations); the mismatches go to `warnings`.
+    pub fn info(&self, its: &[Iteration], warnings: &mut Vec<String>) -> BenchmarkInfo {
+        let slots: Vec<Option<&Iteration>> = (0..self.traces.len())
+            .map(|i| {
+                its.iter()
+                    .find(|it| it.iteration == Some(i) && it.process_found)
+            })
+            .collect();
+        let (reproduction, w) = reproduce::reproduce(&self.result.display(), &self.result, &slots);
+        warnings.extend(w);
+        BenchmarkInfo {
+            class_name: self.result.class_name.clone(),
+            name: self.result.name.clone(),
+            params: self.result.params.clone(),
+            json: self.json.display().to_string(),
+            test_package: self.test_package.clone(),
+            context: self.context.clone(),
+            thermal_throttle_sleep_seconds: self.result.thermal_throttle_sleep_seconds,
+            reproduction,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -24,9 +24,8 @@ use crate::analysis::frame_timing::percentile;
 use crate::analysis::trust::{self, Grade, Reason, Trust};
 use check::{Outcome, Rule, RuleResult};
 use compare::{Comparison, Thresholds, Verdict};
-use macrobench_dir::Benchmark;
+pub use macrobench_dir::BenchmarkInfo;
 use measure::{Iteration, Target};
-use reproduce::ReproRow;
 
 pub const EXIT_PASS: u8 = 0;
 pub const EXIT_FAIL: u8 = 1;
@@ -122,7 +121,7 @@ pub fn macrobenchmark_metrics(its: &[&Iteration]) -> MacrobenchmarkMetrics {
 pub struct Measured {
     pub tests: BTreeMap<String, Vec<Iteration>>,
     /// The benchmarkData.json entry of each test that has one.
-    pub benchmarks: BTreeMap<String, Benchmark>,
+    pub benchmarks: BTreeMap<String, macrobench_dir::Benchmark>,
     pub errors: Vec<String>,
     /// Each trace's load warnings, prefixed with its path.
     pub warnings: Vec<String>,
@@ -224,73 +223,10 @@ fn process_label<'a>(process: Option<&str>, its: impl Iterator<Item = &'a Iterat
         .collect();
     v.sort();
     v.dedup();
+    if v.is_empty() {
+        return "no app found".into();
+    }
     v.join(", ")
-}
-
-/// The names a rule's benchmark glob is matched against.
-fn test_names(key: &str, b: Option<&Benchmark>) -> Vec<String> {
-    let mut v = vec![key.to_string()];
-    if let Some(b) = b {
-        v.push(b.result.display());
-        v.push(format!("{}#{}", b.result.simple_class(), b.result.name));
-    }
-    v
-}
-
-/// The trust reasons a benchmark's own benchmarkData.json gives (emulator, clocks,
-/// thermal throttling).
-fn run_reasons(b: &Benchmark, allow_unlocked_clocks: bool) -> Vec<Reason> {
-    let build = &b.context.build;
-    let device_strings = [
-        ("build fingerprint", &build.fingerprint),
-        ("model", &build.model),
-        ("device", &build.device),
-        ("brand", &build.brand),
-    ]
-    .into_iter()
-    .filter_map(|(w, v)| v.clone().map(|v| (w, v)))
-    .collect();
-    trust::run_reasons(&trust::RunFacts {
-        device_strings,
-        cpu_locked: b.context.cpu_locked,
-        thermal_throttle_sleep_seconds: b.result.thermal_throttle_sleep_seconds,
-        allow_unlocked_clocks,
-    })
-}
-
-/// What a test's benchmarkData.json entry says, beside the gate's results.
-#[derive(Debug, Clone, Serialize)]
-pub struct BenchmarkInfo {
-    pub class_name: String,
-    pub name: String,
-    pub params: BTreeMap<String, String>,
-    pub json: String,
-    pub test_package: Option<String>,
-    pub context: benchmark_data::Context,
-    pub thermal_throttle_sleep_seconds: Option<i64>,
-    /// benchmarkData.json's numbers beside frameprobe's (see `reproduce`).
-    pub reproduction: Vec<ReproRow>,
-}
-
-fn benchmark_info(b: &Benchmark, its: &[Iteration], warnings: &mut Vec<String>) -> BenchmarkInfo {
-    let slots: Vec<Option<&Iteration>> = (0..b.traces.len())
-        .map(|i| {
-            its.iter()
-                .find(|it| it.iteration == Some(i) && it.process_found)
-        })
-        .collect();
-    let (reproduction, w) = reproduce::reproduce(&b.result.display(), &b.result, &slots);
-    warnings.extend(w);
-    BenchmarkInfo {
-        class_name: b.result.class_name.clone(),
-        name: b.result.name.clone(),
-        params: b.result.params.clone(),
-        json: b.json.display().to_string(),
-        test_package: b.test_package.clone(),
-        context: b.context.clone(),
-        thermal_throttle_sleep_seconds: b.result.thermal_throttle_sleep_seconds,
-        reproduction,
-    }
 }
 
 fn info(it: &Iteration) -> IterationInfo {
@@ -410,7 +346,7 @@ pub fn run_check(
                 usable[0].package
             ));
         }
-        let names = test_names(name, bench);
+        let names = macrobench_dir::test_names(name, bench);
         let rules: Vec<&Rule> = rules.iter().filter(|r| r.applies_to(&names)).collect();
         let results: Vec<RuleResult> = rules.iter().map(|r| check::evaluate(r, &usable)).collect();
         for (r, res) in rules.iter().zip(&results) {
@@ -430,7 +366,7 @@ pub fn run_check(
         }
         let mut trust = test_trust(&usable, frames);
         if let Some(b) = bench {
-            trust = trust.with(run_reasons(b, opts.allow_unlocked_clocks));
+            trust = trust.with(b.trust_reasons(opts.allow_unlocked_clocks));
         }
         if trust.grade == Grade::Inconclusive && !usable.is_empty() {
             inconclusive = true;
@@ -449,7 +385,7 @@ pub fn run_check(
         }
         tests.push(TestCheck {
             test: name.clone(),
-            benchmark: bench.map(|b| benchmark_info(b, its, &mut warnings)),
+            benchmark: bench.map(|b| b.info(its, &mut warnings)),
             trust,
             iterations: its.iter().map(info).collect(),
             rules: results,
