@@ -319,7 +319,7 @@ fn check_outputs_and_unreadable_traces() {
         1
     );
     let md = String::from_utf8(args("markdown").stdout).unwrap();
-    assert!(md.contains("| rule | measured | per iteration | result |"));
+    assert!(md.contains("| rule | measured | over | per iteration | result |"));
     assert!(md.contains("FAIL"));
     assert_eq!(args("table").status.code(), Some(1));
     // One damaged trace: reported, the others still evaluated, exit 2.

@@ -72,8 +72,10 @@ impl Trust {
 }
 
 /// Every reason id the grades can carry (README, "Trust grades", documents each).
-pub const REASON_IDS: [&str; 20] = [
+pub const REASON_IDS: [&str; 22] = [
     "emulator",
+    "clocks_unlocked",
+    "thermal_throttled",
     "software_rendering",
     "virtual_machine",
     "no_frame_source",
@@ -222,28 +224,71 @@ fn reason(id: &'static str, grade: Grade, text: String) -> Reason {
     }
 }
 
-/// The reasons that apply to the whole trace.
-pub fn trace_reasons(f: &TraceFacts) -> Vec<Reason> {
-    use Grade::*;
-    let mut out = Vec::new();
-    let emulator = f.device_strings.iter().find_map(|(what, v)| {
+/// Which of the device strings names an emulator, in words.
+fn names_emulator(device_strings: &[(&'static str, String)]) -> Option<String> {
+    device_strings.iter().find_map(|(what, v)| {
         let l = v.to_ascii_lowercase();
         EMULATOR_MARKERS
             .iter()
             .find(|m| l.contains(*m))
             .map(|m| format!("the {what} {v:?} names an emulator ({m})"))
-    });
+    })
+}
+
+fn emulator_reason(why: String) -> Reason {
+    reason(
+        "emulator",
+        Grade::Inconclusive,
+        format!("recorded on an emulator: {why}; frame timings of a virtual GPU and display say nothing about a device"),
+    )
+}
+
+/// What a Macrobenchmark run's benchmarkData.json says about its device and run
+/// (`context.build`, `context.cpuLocked`, `thermalThrottleSleepSeconds`).
+#[derive(Debug, Clone, Default)]
+pub struct RunFacts {
+    pub device_strings: Vec<(&'static str, String)>,
+    pub cpu_locked: Option<bool>,
+    pub thermal_throttle_sleep_seconds: Option<i64>,
+    /// The user accepts unlocked clocks (most unrooted devices): degraded, not inconclusive.
+    pub allow_unlocked_clocks: bool,
+}
+
+/// The reasons a Macrobenchmark run's own context gives.
+pub fn run_reasons(f: &RunFacts) -> Vec<Reason> {
+    let mut out = Vec::new();
+    if let Some(why) = names_emulator(&f.device_strings) {
+        out.push(emulator_reason(why));
+    }
+    if f.cpu_locked == Some(false) {
+        out.push(reason(
+            "clocks_unlocked",
+            if f.allow_unlocked_clocks { Grade::Degraded } else { Grade::Inconclusive },
+            "the CPU clocks were not locked (benchmarkData.json context.cpuLocked = false): frequency scaling moves frame times from run to run".into(),
+        ));
+    }
+    if let Some(s) = f.thermal_throttle_sleep_seconds.filter(|s| *s > 0) {
+        out.push(reason(
+            "thermal_throttled",
+            Grade::Degraded,
+            format!("the device throttled for heat and the benchmark slept {s} s to cool down (thermalThrottleSleepSeconds)"),
+        ));
+    }
+    out
+}
+
+/// The reasons that apply to the whole trace.
+pub fn trace_reasons(f: &TraceFacts) -> Vec<Reason> {
+    use Grade::*;
+    let mut out = Vec::new();
+    let emulator = names_emulator(&f.device_strings);
     let emulator = emulator.or_else(|| {
         f.emulator_process
             .as_ref()
             .map(|p| format!("the emulator-only process {p:?} runs on it"))
     });
     if let Some(why) = emulator {
-        out.push(reason(
-            "emulator",
-            Inconclusive,
-            format!("recorded on an emulator: {why}; frame timings of a virtual GPU and display say nothing about a device"),
-        ));
+        out.push(emulator_reason(why));
     }
     if let Some(g) = f.gpus.iter().find(|g| {
         let l = g.to_ascii_lowercase();

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use crate::gate::check::{parse_rule, GateConfig, Rule};
 use crate::gate::compare::Thresholds;
-use crate::gate::{output, run_check, run_compare};
+use crate::gate::{annotations, output, run_check, run_compare, CheckOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GateFormat {
@@ -19,10 +19,13 @@ pub enum GateFormat {
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// Traces, or directories searched for *.perfetto-trace / *.pftrace.
+    /// Macrobenchmark output directories (searched recursively for *-benchmarkData.json and
+    /// traces), benchmarkData.json files, or traces.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// The app under test (package name; `pkg:subprocess` processes are included).
+    /// The app under test (package name; `pkg:subprocess` processes are included). Not
+    /// needed with a benchmarkData.json: each benchmark's app is inferred from its test
+    /// package and the trace.
     #[arg(long)]
     pub process: Option<String>,
     /// Max percent of FrameTimeline frames that are janky (Self/Other Jank, Dropped).
@@ -40,7 +43,8 @@ pub struct CheckArgs {
     /// Fewer frames than this (all iterations pooled) cannot be judged: exit 2.
     #[arg(long)]
     pub min_frames: Option<f64>,
-    /// Any metric: `METRIC<=LIMIT` or `METRIC>=LIMIT` (e.g. `frame_cpu_ms_p90<=12`). Repeatable.
+    /// Any metric: `[BENCHMARK_GLOB:]METRIC<=LIMIT` or `...>=LIMIT` (e.g.
+    /// `frame_cpu_ms_p90<=12`, `*Scroll*#*:frameOverrunMs_P95<=4`). Repeatable.
     #[arg(long)]
     pub rule: Vec<String>,
     /// Rules from a TOML file (same keys as the flags, plus [[rule]] tables).
@@ -59,16 +63,23 @@ pub struct CheckArgs {
     /// frames, ...); without it an inconclusive test exits 2.
     #[arg(long)]
     pub allow_inconclusive: bool,
+    /// Accept runs whose CPU clocks were not locked (benchmarkData.json `cpuLocked: false`,
+    /// most unrooted devices) as degraded instead of inconclusive.
+    #[arg(long)]
+    pub allow_unlocked_clocks: bool,
 }
 
 #[derive(clap::Args)]
 pub struct CompareArgs {
+    /// Macrobenchmark output directories, benchmarkData.json files or traces.
     #[arg(long, num_args = 1.., required = true)]
     pub baseline: Vec<PathBuf>,
     #[arg(long, num_args = 1.., required = true)]
     pub candidate: Vec<PathBuf>,
+    /// The app under test; inferred per benchmark when a benchmarkData.json names its test
+    /// package.
     #[arg(long)]
-    pub process: String,
+    pub process: Option<String>,
     /// Smallest change in a duration (ms) that can be a regression.
     #[arg(long, default_value_t = 1.0)]
     pub min_abs_ms: f64,
@@ -113,10 +124,7 @@ pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
         }
         None => GateConfig::default(),
     };
-    let process = match (a.process.clone(), config.process.clone()) {
-        (Some(p), _) | (None, Some(p)) => p,
-        _ => bail!("--process (or `process` in the config) is required"),
-    };
+    let process = a.process.clone().or(config.process.clone());
     let flags = GateConfig {
         process: None,
         max_jank_rate: a.max_jank_rate,
@@ -132,8 +140,17 @@ pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
         rules.push(parse_rule(r)?);
     }
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
-    let report = run_check(&a.inputs, &process, &rules, jobs, a.allow_inconclusive);
-    print_warnings(&report.warnings);
+    let opts = CheckOptions {
+        jobs,
+        allow_inconclusive: a.allow_inconclusive,
+        allow_unlocked_clocks: a.allow_unlocked_clocks,
+    };
+    let report = run_check(&a.inputs, process.as_deref(), &rules, opts);
+    // The table and Markdown list the warnings themselves.
+    if matches!(a.format, GateFormat::Json | GateFormat::Junit) {
+        print_warnings(&report.warnings);
+    }
+    print_annotations(annotations::check(&report));
     let text = match a.format {
         GateFormat::Table => output::check_table(&report),
         GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
@@ -154,8 +171,9 @@ pub fn run_compare_cmd(a: CompareArgs) -> Result<ExitCode> {
         ..Default::default()
     };
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
-    let report = run_compare(&a.baseline, &a.candidate, &a.process, &th, jobs);
+    let report = run_compare(&a.baseline, &a.candidate, a.process.as_deref(), &th, jobs);
     print_warnings(&report.warnings);
+    print_annotations(annotations::compare(&report));
     let text = match a.format {
         GateFormat::Table => output::compare_table(&report),
         GateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
@@ -164,6 +182,17 @@ pub fn run_compare_cmd(a: CompareArgs) -> Result<ExitCode> {
     };
     emit(&text, &a.output)?;
     Ok(ExitCode::from(report.exit_code))
+}
+
+/// GitHub Actions annotations, inside a GitHub Actions job only. They go to standard error:
+/// the runner reads workflow commands from both streams, and standard output carries the
+/// report (JSON, or Markdown appended to `$GITHUB_STEP_SUMMARY`).
+fn print_annotations(lines: Vec<String>) {
+    if annotations::enabled() {
+        for l in lines {
+            eprintln!("{l}");
+        }
+    }
 }
 
 /// The traces' load warnings on standard error (each already names its trace).

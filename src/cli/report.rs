@@ -100,11 +100,11 @@ fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
         ..Default::default()
     };
     let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
-    let report = run_compare(&a.baseline, &a.candidate, &package, &th, jobs);
+    let report = run_compare(&a.baseline, &a.candidate, Some(&package), &th, jobs);
     super::gate::print_warnings(&report.warnings);
     // The per-frame values for the histograms (the statistics above are run_compare's).
-    let b = measure_inputs(&a.baseline, &package, jobs);
-    let c = measure_inputs(&a.candidate, &package, jobs);
+    let b = measure_inputs(&a.baseline, Some(&package), jobs);
+    let c = measure_inputs(&a.candidate, Some(&package), jobs);
     let mut dists = Vec::new();
     for t in &report.tests {
         // Paired as run_compare pairs them: by name, or the only test on each side.

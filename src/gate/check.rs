@@ -19,6 +19,18 @@ pub struct Rule {
     pub metric: Metric,
     pub bound: Bound,
     pub limit: f64,
+    /// Only the benchmarks this glob names (`Class#method`, with or without the class's
+    /// package, or the trace files' `Class_method`); None: every test.
+    pub benchmark: Option<String>,
+}
+
+impl Rule {
+    /// Whether the rule applies to a test known by these names.
+    pub fn applies_to(&self, names: &[String]) -> bool {
+        self.benchmark
+            .as_deref()
+            .is_none_or(|g| names.iter().any(|n| crate::analysis::glob::glob(g, n)))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,19 +45,28 @@ pub enum Outcome {
 #[derive(Debug, Clone, Serialize)]
 pub struct RuleResult {
     pub metric: String,
+    /// The benchmark glob the rule was given with, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<String>,
     pub bound: Bound,
     pub limit: f64,
     pub unit: &'static str,
     /// Over every iteration's frames pooled.
     pub value: Option<f64>,
     pub per_iteration: Vec<Option<f64>>,
+    /// What the value is counted over (FrameTimeline frames for rates, Macrobenchmark's
+    /// frames for durations and counts), in words with the numbers.
+    pub denominator: String,
     pub outcome: Outcome,
 }
 
-/// A rule in a config file: `metric = "frame_cpu_ms_p99"`, `max = 20.0` (or `min`).
+/// A rule in a config file: `metric = "frame_cpu_ms_p99"`, `max = 20.0` (or `min`),
+/// optionally `benchmark = "*ScrollBenchmark#*"`.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RuleConfig {
     pub metric: String,
+    pub benchmark: Option<String>,
     pub max: Option<f64>,
     pub min: Option<f64>,
 }
@@ -73,6 +94,7 @@ impl GateConfig {
                     metric,
                     bound,
                     limit,
+                    benchmark: None,
                 });
             }
         };
@@ -84,16 +106,19 @@ impl GateConfig {
         for r in &self.rule {
             let m = Metric::parse(&r.metric)
                 .ok_or_else(|| anyhow::anyhow!("unknown metric {:?} in rule", r.metric))?;
+            let benchmark = r.benchmark.clone();
             match (r.max, r.min) {
                 (Some(x), None) => out.push(Rule {
                     metric: m,
                     bound: Bound::Max,
                     limit: x,
+                    benchmark,
                 }),
                 (None, Some(x)) => out.push(Rule {
                     metric: m,
                     bound: Bound::Min,
                     limit: x,
+                    benchmark,
                 }),
                 _ => anyhow::bail!("rule for {} needs exactly one of max or min", r.metric),
             }
@@ -102,8 +127,13 @@ impl GateConfig {
     }
 }
 
-/// Parses `metric<=limit` / `metric>=limit` (the `--rule` flag).
+/// Parses `[BENCHMARK_GLOB:]metric<=limit` / `...>=limit` (the `--rule` flag).
 pub fn parse_rule(s: &str) -> anyhow::Result<Rule> {
+    // Metric names hold no `:`, so a `:` ends a benchmark glob.
+    let (benchmark, s) = match s.split_once(':') {
+        Some((g, rest)) => (Some(g.trim().to_string()), rest),
+        None => (None, s),
+    };
     let (m, bound, v) = if let Some((m, v)) = s.split_once("<=") {
         (m, Bound::Max, v)
     } else if let Some((m, v)) = s.split_once(">=") {
@@ -120,7 +150,25 @@ pub fn parse_rule(s: &str) -> anyhow::Result<Rule> {
         metric,
         bound,
         limit,
+        benchmark,
     })
+}
+
+/// What `metric`'s value over `its` is counted over, with the numbers.
+fn denominator(metric: Metric, its: &[&Iteration]) -> String {
+    let n = its.len();
+    let mb: usize = its.iter().map(|i| i.mb_frames.len()).sum();
+    let timeline: usize = its.iter().map(|i| i.timeline_tags.len()).sum();
+    match metric {
+        Metric::JankRate | Metric::TagRate(_) => {
+            format!("% of {timeline} FrameTimeline app frames, {n} iterations")
+        }
+        Metric::FrameCount => format!("Macrobenchmark frames summed over {n} iterations"),
+        Metric::FrozenFrames => format!("of {mb} Macrobenchmark frames, {n} iterations"),
+        Metric::CpuMs(_) | Metric::OverrunMs(_) => {
+            format!("{mb} Macrobenchmark frames pooled over {n} iterations")
+        }
+    }
 }
 
 pub fn evaluate(rule: &Rule, its: &[&Iteration]) -> RuleResult {
@@ -141,6 +189,7 @@ pub fn evaluate(rule: &Rule, its: &[&Iteration]) -> RuleResult {
     };
     RuleResult {
         metric: rule.metric.name(),
+        benchmark: rule.benchmark.clone(),
         bound: rule.bound,
         limit: rule.limit,
         unit: rule.metric.unit(),
@@ -149,6 +198,7 @@ pub fn evaluate(rule: &Rule, its: &[&Iteration]) -> RuleResult {
             .iter()
             .map(|i| rule.metric.value(&[i]).map(|v| (v * 1e6).round() / 1e6))
             .collect(),
+        denominator: denominator(rule.metric, its),
         outcome,
     }
 }
@@ -168,6 +218,11 @@ mod tests {
         assert_eq!((r.metric, r.bound), (Metric::FrameCount, Bound::Min));
         assert!(parse_rule("frame_cpu_ms_p95 < 3").is_err());
         assert!(parse_rule("nonsense<=3").is_err());
+        let r = parse_rule("*Scroll*#scroll:frameOverrunMs_P95<=4").unwrap();
+        assert_eq!(r.metric, Metric::OverrunMs(95));
+        assert!(r.applies_to(&["com.x.ScrollBenchmark#scroll".into()]));
+        assert!(!r.applies_to(&["com.x.StartupBenchmark#start".into()]));
+        assert!(parse_rule("frame_cpu_ms_p95<=1").unwrap().applies_to(&[]));
     }
 
     #[test]
@@ -197,6 +252,7 @@ mod tests {
                 metric: Metric::CpuMs(50),
                 bound: Bound::Max,
                 limit: 15.0,
+                benchmark: None,
             },
             &[&it],
         );
@@ -207,6 +263,7 @@ mod tests {
                 metric: Metric::CpuMs(50),
                 bound: Bound::Max,
                 limit: 14.9,
+                benchmark: None,
             },
             &[&it],
         );
@@ -216,6 +273,7 @@ mod tests {
                 metric: Metric::OverrunMs(95),
                 bound: Bound::Max,
                 limit: 1.0,
+                benchmark: None,
             },
             &[&it],
         );

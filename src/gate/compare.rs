@@ -62,7 +62,8 @@ pub struct Comparison {
     pub verdict: Verdict,
 }
 
-fn round(v: f64) -> f64 {
+/// Four decimals, as every compared value is reported.
+pub fn round(v: f64) -> f64 {
     (v * 1e4).round() / 1e4
 }
 
@@ -127,20 +128,33 @@ pub fn compare(
         out.verdict = Verdict::Informational;
         return out;
     }
+    out.verdict = verdict(metric, b, diff, th, Some((lo, hi)));
+    out
+}
+
+/// Regression / improvement when the change passes the absolute and the relative
+/// thresholds and, when there is an `interval`, it excludes zero.
+pub fn verdict(
+    metric: Metric,
+    b: f64,
+    diff: f64,
+    th: &Thresholds,
+    interval: Option<(f64, f64)>,
+) -> Verdict {
+    let (lo, hi) = interval.unwrap_or((diff, diff));
     let abs_needed = match metric.unit() {
         "ms" => th.abs_ms,
         "%" => th.abs_pct,
         _ => th.abs_frames,
     };
     let rel_ok = |d: f64| b.abs() <= f64::EPSILON || d.abs() * 100.0 / b.abs() >= th.rel_pct;
-    out.verdict = if diff >= abs_needed && rel_ok(diff) && lo > 0.0 {
+    if diff >= abs_needed && rel_ok(diff) && lo > 0.0 {
         Verdict::Regression
     } else if -diff >= abs_needed && rel_ok(diff) && hi < 0.0 {
         Verdict::Improvement
     } else {
         Verdict::NoSignificantChange
-    };
-    out
+    }
 }
 
 #[cfg(test)]

@@ -12,14 +12,15 @@ fn is_trace(p: &Path) -> bool {
     n.ends_with(".perfetto-trace") || n.ends_with(".pftrace") || n.ends_with(".perfetto-trace.gz")
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// Every file below `dir` that `keep` accepts, depth first in name order.
+pub fn walk(dir: &Path, keep: fn(&Path) -> bool, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.path());
     for e in entries {
         let p = e.path();
         if p.is_dir() {
-            walk(&p, out)?;
-        } else if is_trace(&p) {
+            walk(&p, keep, out)?;
+        } else if keep(&p) {
             out.push(p);
         }
     }
@@ -31,7 +32,7 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for i in inputs {
         if i.is_dir() {
-            walk(i, &mut out)?;
+            walk(i, is_trace, &mut out)?;
         } else if i.exists() {
             out.push(i.clone());
         } else {

@@ -8,14 +8,28 @@ use std::path::{Path, PathBuf};
 use crate::analysis::frame_timing;
 use crate::analysis::frames;
 use crate::analysis::index::Index;
-use crate::analysis::macrobenchmark::{input_for, process_matches_package};
+use crate::analysis::macrobenchmark::{input_for, inputs_by_process, process_matches_package};
 use crate::analysis::refresh::{PeriodSource, VsyncTimeline};
 use crate::analysis::trust::{self, Reason};
 use crate::import::{load, LoadOptions};
 
+/// Which app a trace is measured for.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A package (`--process`), matched as Macrobenchmark matches it.
+    Package(String),
+    /// The app a Macrobenchmark test package measured, found in the trace (see
+    /// [`infer_package`]); None when there is no benchmarkData.json to name the test package.
+    Infer(Option<String>),
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Iteration {
     pub path: PathBuf,
+    /// The package measured (given, or inferred from the trace).
+    pub package: String,
+    /// Its iteration number in a benchmarkData.json, when it came from one.
+    pub iteration: Option<usize>,
     /// Frames Macrobenchmark counts (cpu and, on API 31+, overrun).
     pub mb_frames: Vec<(i64, Option<i64>)>,
     /// Every FrameTimeline app frame's jank tag.
@@ -37,11 +51,67 @@ fn load_options() -> LoadOptions {
     }
 }
 
-/// Measures `package` in one trace.
-pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
+/// Dotted name components two package names share from the start.
+fn shared_components(a: &str, b: &str) -> usize {
+    a.split('.')
+        .zip(b.split('.'))
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The app a Macrobenchmark test package (`com.example.app.benchmark`) measured: among the
+/// trace's processes with Choreographer and RenderThread frames, other than the test package
+/// itself, the one sharing the most leading name components with it (at least two, e.g.
+/// `com.example`; more frames break a tie). Macrobenchmark writes the target package nowhere
+/// in its JSON, so this is what is left to go by; `--process` overrides it.
+pub fn infer_package(store: &crate::store::Store, test_package: &str) -> anyhow::Result<String> {
+    let mut best: Option<(usize, usize, String)> = None;
+    let mut seen: Vec<String> = Vec::new();
+    for (upid, input) in inputs_by_process(store) {
+        if input.ui.is_empty() || input.rt.is_empty() {
+            continue;
+        }
+        let Some(name) = store.opt_str(store.processes[upid as usize].name) else {
+            continue;
+        };
+        let pkg = name.split(':').next().unwrap_or(name).to_string();
+        seen.push(pkg.clone());
+        if pkg == test_package {
+            continue;
+        }
+        let score = (shared_components(&pkg, test_package), input.rt.len(), pkg);
+        // Ties go to the first name in order, so the choice never depends on hash order.
+        let key = |s: &(usize, usize, String)| (s.0, s.1, std::cmp::Reverse(s.2.clone()));
+        if score.0 >= 2 && best.as_ref().is_none_or(|b| key(&score) > key(b)) {
+            best = Some(score);
+        }
+    }
+    match best {
+        Some((_, _, p)) => Ok(p),
+        None => {
+            seen.sort();
+            seen.dedup();
+            anyhow::bail!(
+                "cannot tell which app the test package {test_package:?} measured: no process with frames shares its name's start (processes with frames: {}); pass --process",
+                if seen.is_empty() { "none".to_string() } else { seen.join(", ") }
+            )
+        }
+    }
+}
+
+/// Measures the target app in one trace.
+pub fn measure(path: &Path, target: &Target) -> anyhow::Result<Iteration> {
     // An empty input or one without packets is refused by the loader.
     let loaded = load(path, load_options())?;
     let store = &loaded.store;
+    let package = match target {
+        Target::Package(p) => p.clone(),
+        Target::Infer(Some(test_package)) => infer_package(store, test_package)?,
+        Target::Infer(None) => anyhow::bail!(
+            "no --process given and no benchmarkData.json beside this trace to infer the app from"
+        ),
+    };
+    let package = package.as_str();
     let upids: Vec<u32> = (0..store.processes.len() as u32)
         .filter(|&u| {
             u != 0
@@ -53,6 +123,7 @@ pub fn measure(path: &Path, package: &str) -> anyhow::Result<Iteration> {
     let (api, _) = crate::analysis::api_level(store);
     let mut it = Iteration {
         path: path.to_path_buf(),
+        package: package.to_string(),
         process_found: !upids.is_empty(),
         api_level: api,
         warnings: loaded.warnings.clone(),
@@ -120,12 +191,8 @@ fn trust_reasons(
 }
 
 /// Measures every trace with `jobs` workers; results keep the input order.
-pub fn measure_all(
-    paths: &[PathBuf],
-    package: &str,
-    jobs: usize,
-) -> Vec<anyhow::Result<Iteration>> {
-    super::isolate::each_isolated(paths, jobs, |p| measure(p, package))
+pub fn measure_all(paths: &[(PathBuf, Target)], jobs: usize) -> Vec<anyhow::Result<Iteration>> {
+    super::isolate::each_isolated(paths, jobs, |(p, t)| measure(p, t))
 }
 
 pub fn default_jobs() -> usize {

@@ -54,6 +54,16 @@ impl Metric {
                 if let Some(r) = s.strip_prefix("frame_overrun_ms_p") {
                     return pct(r).map(Metric::OverrunMs);
                 }
+                // Macrobenchmark's own names: `frameDurationCpuMs_P95` (also `.P95`).
+                for (mb, make) in [
+                    ("frameDurationCpuMs", Metric::CpuMs as fn(u32) -> Metric),
+                    ("frameOverrunMs", Metric::OverrunMs),
+                ] {
+                    if let Some(r) = s.strip_prefix(mb) {
+                        let r = r.strip_prefix("_P").or_else(|| r.strip_prefix(".P"))?;
+                        return pct(r).filter(|p| [50, 90, 95, 99].contains(p)).map(make);
+                    }
+                }
                 let tag = s.strip_prefix("jank_rate_pct[")?.strip_suffix(']')?;
                 TAGS.iter().find(|t| **t == tag).map(|t| Metric::TagRate(t))
             }

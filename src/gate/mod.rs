@@ -1,25 +1,31 @@
 //! The CI gate: `check` (limits) and `compare` (baseline vs candidate) over Macrobenchmark
 //! iteration traces, with reports for CI systems.
 
+pub mod annotations;
+pub mod benchmark_data;
 pub mod check;
 pub mod compare;
 pub mod inputs;
 pub mod isolate;
+pub mod macrobench_dir;
 pub mod measure;
 pub mod metrics;
 pub mod output;
+pub mod reproduce;
+pub mod saved_baseline;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis::definitions::METRIC_VERSION;
 use crate::analysis::frame_timing::percentile;
 use crate::analysis::trust::{self, Grade, Reason, Trust};
 use check::{Outcome, Rule, RuleResult};
 use compare::{Comparison, Thresholds, Verdict};
-use measure::Iteration;
+pub use macrobench_dir::BenchmarkInfo;
+use measure::{Iteration, Target};
 
 pub const EXIT_PASS: u8 = 0;
 pub const EXIT_FAIL: u8 = 1;
@@ -28,6 +34,11 @@ pub const EXIT_ERROR: u8 = 2;
 #[derive(Debug, Clone, Serialize)]
 pub struct IterationInfo {
     pub path: String,
+    /// Its number in the benchmark's benchmarkData.json.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iteration: Option<usize>,
+    /// The package measured (given with --process, or inferred).
+    pub package: String,
     pub process_found: bool,
     pub frames: usize,
     pub timeline_frames: usize,
@@ -38,7 +49,7 @@ pub struct IterationInfo {
 }
 
 /// P50..P99 in Macrobenchmark's JSON spelling.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Pcts {
     #[serde(rename = "P50")]
     pub p50: f64,
@@ -50,7 +61,7 @@ pub struct Pcts {
     pub p99: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CountStats {
     pub minimum: f64,
     pub maximum: f64,
@@ -59,7 +70,7 @@ pub struct CountStats {
 }
 
 /// The numbers Macrobenchmark's FrameTimingMetric reports, to put beside its own JSON.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MacrobenchmarkMetrics {
     #[serde(rename = "frameDurationCpuMs")]
     pub frame_duration_cpu_ms: Option<Pcts>,
@@ -109,50 +120,120 @@ pub fn macrobenchmark_metrics(its: &[&Iteration]) -> MacrobenchmarkMetrics {
 /// Loads and measures every input; problems are collected, never hidden.
 pub struct Measured {
     pub tests: BTreeMap<String, Vec<Iteration>>,
+    /// The benchmarkData.json entry of each test that has one.
+    pub benchmarks: BTreeMap<String, macrobench_dir::Benchmark>,
     pub errors: Vec<String>,
     /// Each trace's load warnings, prefixed with its path.
     pub warnings: Vec<String>,
 }
 
-pub fn measure_inputs(inputs: &[PathBuf], package: &str, jobs: usize) -> Measured {
-    let mut errors = Vec::new();
-    let paths = match inputs::expand(inputs) {
-        Ok(p) => p,
+/// Measures every trace of `inputs` (Macrobenchmark output directories, benchmarkData.json
+/// files, traces). Without `process` each benchmark's app is inferred from its test package.
+pub fn measure_inputs(inputs: &[PathBuf], process: Option<&str>, jobs: usize) -> Measured {
+    let mut m = Measured {
+        tests: BTreeMap::new(),
+        benchmarks: BTreeMap::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let found = match macrobench_dir::discover(inputs) {
+        Ok(d) => d,
         Err(e) => {
-            return Measured {
-                tests: BTreeMap::new(),
-                errors: vec![e.to_string()],
-                warnings: Vec::new(),
-            };
+            m.errors.push(format!("{e:#}"));
+            return m;
         }
     };
-    let results = measure::measure_all(&paths, package, jobs);
-    let mut tests: BTreeMap<String, Vec<Iteration>> = BTreeMap::new();
-    let mut warnings = Vec::new();
-    for (p, r) in paths.iter().zip(results) {
-        match r {
-            Ok(it) => {
-                warnings.extend(it.warnings.iter().map(|w| format!("{}: {w}", p.display())));
-                if !it.process_found {
-                    errors.push(format!("{}: no process matches {package:?}", p.display()));
-                } else if let Some(prob) = &it.problem {
-                    errors.push(format!("{}: {prob}", p.display()));
-                }
-                tests.entry(inputs::test_name(p)).or_default().push(it);
+    m.errors = found.errors;
+    let target = |hint: &Option<String>| match process {
+        Some(p) => Target::Package(p.to_string()),
+        None => Target::Infer(hint.clone()),
+    };
+    let mut work: Vec<(PathBuf, Target)> = Vec::new();
+    let mut slots: Vec<(String, Option<usize>)> = Vec::new();
+    for b in found.benchmarks {
+        // The same benchmark run on several devices stays one test per device.
+        let mut key = b.result.key();
+        if m.benchmarks.contains_key(&key) {
+            let device = b.json.parent().and_then(|d| d.file_name());
+            key = format!(
+                "{key}@{}",
+                device.map_or("?".into(), |d| d.to_string_lossy())
+            );
+        }
+        if b.traces.is_empty() {
+            m.errors.push(format!(
+                "{}: no traces for this benchmark in {} (no profilerOutputs, no {key}_iterNNN_*.perfetto-trace beside it)",
+                b.result.display(),
+                b.json.display()
+            ));
+        }
+        for (i, t) in b.traces.iter().enumerate() {
+            if !t.is_file() {
+                m.errors.push(format!(
+                    "{} iteration {i}: trace {} (listed in {}) is missing",
+                    b.result.display(),
+                    t.display(),
+                    b.json.display()
+                ));
+                continue;
             }
-            Err(e) => errors.push(format!("{}: cannot read: {e:#}", p.display())),
+            work.push((t.clone(), target(&b.test_package)));
+            slots.push((key.clone(), Some(i)));
+        }
+        m.tests.entry(key.clone()).or_default();
+        m.benchmarks.insert(key, b);
+    }
+    for (t, hint) in &found.loose {
+        work.push((t.clone(), target(hint)));
+        slots.push((inputs::test_name(t), None));
+    }
+    let results = measure::measure_all(&work, jobs);
+    for (((p, _), (key, iteration)), r) in work.iter().zip(slots).zip(results) {
+        let at = match (m.benchmarks.get(&key), iteration) {
+            (Some(b), Some(i)) => format!("{} iteration {i} ({})", b.result.display(), p.display()),
+            _ => p.display().to_string(),
+        };
+        match r {
+            Ok(mut it) => {
+                it.iteration = iteration;
+                m.warnings
+                    .extend(it.warnings.iter().map(|w| format!("{}: {w}", p.display())));
+                if !it.process_found {
+                    m.errors
+                        .push(format!("{at}: no process matches {:?}", it.package));
+                } else if let Some(prob) = &it.problem {
+                    m.errors.push(format!("{at}: {prob}"));
+                }
+                m.tests.entry(key).or_default().push(it);
+            }
+            Err(e) => m.errors.push(format!("{at}: cannot read: {e:#}")),
         }
     }
-    Measured {
-        tests,
-        errors,
-        warnings,
+    m
+}
+
+/// `--process`, else every package measured, in order, comma-separated.
+fn process_label<'a>(process: Option<&str>, its: impl Iterator<Item = &'a Iteration>) -> String {
+    if let Some(p) = process {
+        return p.to_string();
     }
+    let mut v: Vec<&str> = its
+        .filter(|i| i.process_found)
+        .map(|i| i.package.as_str())
+        .collect();
+    v.sort();
+    v.dedup();
+    if v.is_empty() {
+        return "no app found".into();
+    }
+    v.join(", ")
 }
 
 fn info(it: &Iteration) -> IterationInfo {
     IterationInfo {
         path: it.path.display().to_string(),
+        iteration: it.iteration,
+        package: it.package.clone(),
         process_found: it.process_found,
         frames: it.mb_frames.len(),
         timeline_frames: it.timeline_tags.len(),
@@ -177,11 +258,26 @@ fn test_trust(its: &[&Iteration], frames: usize) -> Trust {
 #[derive(Debug, Clone, Serialize)]
 pub struct TestCheck {
     pub test: String,
+    /// The benchmarkData.json entry, when the test came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<BenchmarkInfo>,
     /// How far the test's numbers can be trusted (every iteration, pooled frame count).
     pub trust: Trust,
     pub iterations: Vec<IterationInfo>,
     pub rules: Vec<RuleResult>,
     pub macrobenchmark: MacrobenchmarkMetrics,
+    /// Every metric `compare` knows, pooled over the iterations: a saved check report is a
+    /// baseline for `compare --baseline report.json`.
+    pub metrics: BTreeMap<String, Option<f64>>,
+}
+
+impl TestCheck {
+    /// `Class#method` for a benchmark, else the traces' test name.
+    pub fn label(&self) -> String {
+        self.benchmark.as_ref().map_or(self.test.clone(), |b| {
+            format!("{}#{}", b.class_name, b.name)
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -190,12 +286,16 @@ pub struct CheckReport {
     pub tool_version: &'static str,
     /// The version of the frame definitions behind the numbers.
     pub metric_version: u32,
+    /// The package given with --process, else the packages inferred from the test
+    /// packages, comma-separated (each iteration names its own `package`).
     pub process: String,
+    pub process_inferred: bool,
     pub outcome: &'static str,
     pub exit_code: u8,
     /// The worst test's grade; `inconclusive` fails the gate (exit 2) unless allowed.
     pub trust: Grade,
     pub allow_inconclusive: bool,
+    pub allow_unlocked_clocks: bool,
     pub tests: Vec<TestCheck>,
     pub errors: Vec<String>,
     /// Load warnings of the traces (damage skipped, with byte offsets).
@@ -213,41 +313,61 @@ fn outcome_name(code: u8) -> &'static str {
 
 /// Evaluates `rules`; an `inconclusive` test (emulator, too few frames, ...) is an error
 /// (exit 2) unless `allow_inconclusive`.
+/// How `check` treats what is not a plain pass or fail.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CheckOptions {
+    pub jobs: usize,
+    pub allow_inconclusive: bool,
+    /// Unlocked CPU clocks lower the grade to degraded only.
+    pub allow_unlocked_clocks: bool,
+}
+
 pub fn run_check(
     inputs: &[PathBuf],
-    package: &str,
+    process: Option<&str>,
     rules: &[Rule],
-    jobs: usize,
-    allow_inconclusive: bool,
+    opts: CheckOptions,
 ) -> CheckReport {
-    let m = measure_inputs(inputs, package, jobs);
+    let allow_inconclusive = opts.allow_inconclusive;
+    let m = measure_inputs(inputs, process, opts.jobs);
     let mut errors = m.errors;
+    let mut warnings = m.warnings;
     let mut tests = Vec::new();
     let mut failed = false;
     let mut inconclusive = false;
     for (name, its) in &m.tests {
+        let bench = m.benchmarks.get(name);
+        let label = bench.map_or(name.clone(), |b| b.result.display());
         let usable: Vec<&Iteration> = its.iter().filter(|i| i.process_found).collect();
         let frames: usize = usable.iter().map(|i| i.mb_frames.len()).sum();
-        if frames == 0 {
-            errors.push(format!("{name}: no frames of {package:?} to evaluate"));
+        if frames == 0 && !usable.is_empty() {
+            errors.push(format!(
+                "{label}: no Macrobenchmark frames of {:?} to evaluate",
+                usable[0].package
+            ));
         }
+        let names = macrobench_dir::test_names(name, bench);
+        let rules: Vec<&Rule> = rules.iter().filter(|r| r.applies_to(&names)).collect();
         let results: Vec<RuleResult> = rules.iter().map(|r| check::evaluate(r, &usable)).collect();
         for (r, res) in rules.iter().zip(&results) {
             match res.outcome {
                 Outcome::Fail if r.metric == metrics::Metric::FrameCount => errors.push(format!(
-                    "{name}: too few frames ({} < {})",
+                    "{label}: too few frames ({} < {})",
                     res.value.unwrap_or(0.0),
                     r.limit
                 )),
                 Outcome::Fail => failed = true,
                 Outcome::CannotEvaluate => errors.push(format!(
-                    "{name}: {} cannot be evaluated on these traces",
+                    "{label}: {} cannot be evaluated on these traces",
                     res.metric
                 )),
                 Outcome::Pass => {}
             }
         }
-        let trust = test_trust(&usable, frames);
+        let mut trust = test_trust(&usable, frames);
+        if let Some(b) = bench {
+            trust = trust.with(b.trust_reasons(opts.allow_unlocked_clocks));
+        }
         if trust.grade == Grade::Inconclusive && !usable.is_empty() {
             inconclusive = true;
             if !allow_inconclusive {
@@ -258,17 +378,22 @@ pub fn run_check(
                     .map(|r| r.text.clone())
                     .collect();
                 errors.push(format!(
-                    "{name}: inconclusive ({}); pass --allow-inconclusive to gate on it anyway",
+                    "{label}: inconclusive ({}); pass --allow-inconclusive to gate on it anyway",
                     why.join("; ")
                 ));
             }
         }
         tests.push(TestCheck {
             test: name.clone(),
+            benchmark: bench.map(|b| b.info(its, &mut warnings)),
             trust,
             iterations: its.iter().map(info).collect(),
             rules: results,
             macrobenchmark: macrobenchmark_metrics(&usable),
+            metrics: metrics::compare_set()
+                .into_iter()
+                .map(|m| (m.name(), m.value(&usable).map(compare::round)))
+                .collect(),
         });
     }
     if rules.is_empty() {
@@ -290,7 +415,8 @@ pub fn run_check(
         schema: "frameprobe.check/v1",
         tool_version: env!("CARGO_PKG_VERSION"),
         metric_version: METRIC_VERSION,
-        process: package.to_string(),
+        process: process_label(process, m.tests.values().flatten()),
+        process_inferred: process.is_none(),
         outcome: if only_trust {
             "inconclusive"
         } else {
@@ -303,9 +429,10 @@ pub fn run_check(
             .max()
             .unwrap_or(Grade::Trusted),
         allow_inconclusive,
+        allow_unlocked_clocks: opts.allow_unlocked_clocks,
         tests,
         errors,
-        warnings: m.warnings,
+        warnings,
     }
 }
 
@@ -325,7 +452,9 @@ pub struct CompareReport {
     pub tool_version: &'static str,
     /// The version of the frame definitions behind the numbers.
     pub metric_version: u32,
+    /// As in check: the --process package, else the inferred ones.
     pub process: String,
+    pub process_inferred: bool,
     pub outcome: &'static str,
     pub exit_code: u8,
     pub thresholds: ThresholdsOut,
@@ -350,56 +479,72 @@ pub struct ThresholdsOut {
 pub fn run_compare(
     baseline: &[PathBuf],
     candidate: &[PathBuf],
-    package: &str,
+    process: Option<&str>,
     th: &Thresholds,
     jobs: usize,
 ) -> CompareReport {
-    let b = measure_inputs(baseline, package, jobs);
-    let c = measure_inputs(candidate, package, jobs);
-    let mut errors: Vec<String> = b.errors.iter().map(|e| format!("baseline: {e}")).collect();
-    errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
-    // Tests pair by name; a single test on each side pairs whatever the names.
-    let pairs: Vec<(String, &Vec<Iteration>, &Vec<Iteration>)> =
-        if b.tests.len() == 1 && c.tests.len() == 1 {
-            let (bn, bv) = b.tests.iter().next().unwrap();
-            let (_, cv) = c.tests.iter().next().unwrap();
-            vec![(bn.clone(), bv, cv)]
-        } else {
-            let mut v = Vec::new();
-            for (name, bv) in &b.tests {
-                match c.tests.get(name) {
-                    Some(cv) => v.push((name.clone(), bv, cv)),
-                    None => errors.push(format!("{name}: no candidate traces for this test")),
+    let c = measure_inputs(candidate, process, jobs);
+    let mut errors: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut tests = Vec::new();
+    if saved_baseline::is_saved_report(baseline) {
+        match saved_baseline::load(&baseline[0]) {
+            Ok(saved) => {
+                errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
+                for (name, st, cv) in pair_tests(&saved, &c.tests, &mut errors) {
+                    let cu: Vec<&Iteration> = cv.iter().filter(|i| i.process_found).collect();
+                    if cu.is_empty() {
+                        errors.push(format!("{name}: no usable candidate iterations"));
+                        continue;
+                    }
+                    tests.push(TestComparison {
+                        test: name,
+                        baseline: Vec::new(),
+                        candidate: cv.iter().map(info).collect(),
+                        baseline_macrobenchmark: st
+                            .macrobenchmark
+                            .clone()
+                            .unwrap_or_else(|| macrobenchmark_metrics(&[])),
+                        candidate_macrobenchmark: macrobenchmark_metrics(&cu),
+                        metrics: metrics::compare_set()
+                            .into_iter()
+                            .map(|m| saved_baseline::compare(m, st.value(m), &cu, th))
+                            .collect(),
+                    });
                 }
             }
-            for name in c.tests.keys().filter(|n| !b.tests.contains_key(*n)) {
-                errors.push(format!("{name}: no baseline traces for this test"));
-            }
-            v
-        };
-    let mut tests = Vec::new();
-    let mut regressed = false;
-    for (name, bv, cv) in pairs {
-        let bu: Vec<&Iteration> = bv.iter().filter(|i| i.process_found).collect();
-        let cu: Vec<&Iteration> = cv.iter().filter(|i| i.process_found).collect();
-        if bu.is_empty() || cu.is_empty() {
-            errors.push(format!("{name}: no usable iterations on one side"));
-            continue;
+            Err(e) => errors.push(format!("baseline: {e:#}")),
         }
-        let metrics: Vec<Comparison> = metrics::compare_set()
-            .into_iter()
-            .map(|m| compare::compare(m, &bu, &cu, th))
-            .collect();
-        regressed |= metrics.iter().any(|m| m.verdict == Verdict::Regression);
-        tests.push(TestComparison {
-            test: name,
-            baseline: bv.iter().map(info).collect(),
-            candidate: cv.iter().map(info).collect(),
-            baseline_macrobenchmark: macrobenchmark_metrics(&bu),
-            candidate_macrobenchmark: macrobenchmark_metrics(&cu),
-            metrics,
-        });
+    } else {
+        let b = measure_inputs(baseline, process, jobs);
+        errors.extend(b.errors.iter().map(|e| format!("baseline: {e}")));
+        errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
+        warnings.extend(b.warnings.iter().map(|w| format!("baseline: {w}")));
+        for (name, bv, cv) in pair_tests(&b.tests, &c.tests, &mut errors) {
+            let bu: Vec<&Iteration> = bv.iter().filter(|i| i.process_found).collect();
+            let cu: Vec<&Iteration> = cv.iter().filter(|i| i.process_found).collect();
+            if bu.is_empty() || cu.is_empty() {
+                errors.push(format!("{name}: no usable iterations on one side"));
+                continue;
+            }
+            tests.push(TestComparison {
+                test: name,
+                baseline: bv.iter().map(info).collect(),
+                candidate: cv.iter().map(info).collect(),
+                baseline_macrobenchmark: macrobenchmark_metrics(&bu),
+                candidate_macrobenchmark: macrobenchmark_metrics(&cu),
+                metrics: metrics::compare_set()
+                    .into_iter()
+                    .map(|m| compare::compare(m, &bu, &cu, th))
+                    .collect(),
+            });
+        }
     }
+    warnings.extend(c.warnings.iter().map(|w| format!("candidate: {w}")));
+    let regressed = tests
+        .iter()
+        .flat_map(|t| &t.metrics)
+        .any(|m| m.verdict == Verdict::Regression);
     let code = if !errors.is_empty() {
         EXIT_ERROR
     } else if regressed {
@@ -411,7 +556,8 @@ pub fn run_compare(
         schema: "frameprobe.compare/v1",
         tool_version: env!("CARGO_PKG_VERSION"),
         metric_version: METRIC_VERSION,
-        process: package.to_string(),
+        process: process_label(process, c.tests.values().flatten()),
+        process_inferred: process.is_none(),
         outcome: outcome_name(code),
         exit_code: code,
         thresholds: ThresholdsOut {
@@ -425,11 +571,30 @@ pub fn run_compare(
         },
         tests,
         errors,
-        warnings: b
-            .warnings
-            .iter()
-            .map(|w| format!("baseline: {w}"))
-            .chain(c.warnings.iter().map(|w| format!("candidate: {w}")))
-            .collect(),
+        warnings,
     }
+}
+
+/// Tests pair by name; a single test on each side pairs whatever the names.
+fn pair_tests<'a, B, C>(
+    b: &'a BTreeMap<String, B>,
+    c: &'a BTreeMap<String, C>,
+    errors: &mut Vec<String>,
+) -> Vec<(String, &'a B, &'a C)> {
+    if b.len() == 1 && c.len() == 1 {
+        let (bn, bv) = b.iter().next().unwrap();
+        let (_, cv) = c.iter().next().unwrap();
+        return vec![(bn.clone(), bv, cv)];
+    }
+    let mut v = Vec::new();
+    for (name, bv) in b {
+        match c.get(name) {
+            Some(cv) => v.push((name.clone(), bv, cv)),
+            None => errors.push(format!("{name}: no candidate traces for this test")),
+        }
+    }
+    for name in c.keys().filter(|n| !b.contains_key(*n)) {
+        errors.push(format!("{name}: no baseline traces for this test"));
+    }
+    v
 }

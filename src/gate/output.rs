@@ -5,14 +5,14 @@ use std::fmt::Write;
 
 use super::check::{Bound, Outcome, RuleResult};
 use super::compare::{Comparison, Verdict};
-use super::{CheckReport, CompareReport, MacrobenchmarkMetrics};
+use super::{BenchmarkInfo, CheckReport, CompareReport, MacrobenchmarkMetrics, TestCheck};
 use crate::report::grid;
 
 fn num(v: Option<f64>) -> String {
     v.map_or("n/a".into(), |x| format!("{x:.2}"))
 }
 
-fn rule_text(r: &RuleResult) -> String {
+pub fn rule_text(r: &RuleResult) -> String {
     let op = match r.bound {
         Bound::Max => "<=",
         Bound::Min => ">=",
@@ -65,32 +65,109 @@ fn macro_text(m: &MacrobenchmarkMetrics) -> String {
     )
 }
 
+/// The test's heading: its benchmark name, iterations and the package measured.
+fn test_heading(t: &TestCheck) -> String {
+    let mut packages: Vec<&str> = t.iterations.iter().map(|i| i.package.as_str()).collect();
+    packages.sort();
+    packages.dedup();
+    format!(
+        "{} — {} iterations of {}",
+        t.label(),
+        t.iterations.len(),
+        packages.join(", ")
+    )
+}
+
+/// The device and run a benchmarkData.json describes, in one line.
+fn device_line(b: &BenchmarkInfo) -> String {
+    let c = &b.context;
+    let v = |x: &Option<String>| x.clone().unwrap_or_else(|| "?".into());
+    format!(
+        "{} {} (API {}), fingerprint {}; CPU clocks {}; compilation {}; thermal throttling sleep {} s",
+        v(&c.build.brand),
+        v(&c.build.model),
+        c.build.version.sdk.map_or("?".into(), |s| s.to_string()),
+        v(&c.build.fingerprint),
+        match c.cpu_locked {
+            Some(true) => "locked",
+            Some(false) => "not locked",
+            None => "unknown",
+        },
+        v(&c.compilation_mode),
+        b.thermal_throttle_sleep_seconds.unwrap_or(0)
+    )
+}
+
+const RULE_HEAD: [&str; 5] = ["rule", "measured", "over", "per iteration", "result"];
+
+fn rule_row(x: &RuleResult) -> [String; 5] {
+    [
+        rule_text(x),
+        num(x.value),
+        x.denominator.clone(),
+        per_iteration(x),
+        outcome_text(x.outcome).into(),
+    ]
+}
+
+/// benchmarkData.json's numbers beside frameprobe's: the pooled percentiles, and only the
+/// per-iteration rows that differ (all of them match on a faithful run).
+fn repro_rows(b: &BenchmarkInfo) -> (Vec<[String; 4]>, usize) {
+    let mut rows = Vec::new();
+    let mut matching_iteration_rows = 0;
+    for r in &b.reproduction {
+        if r.iteration.is_some() && r.matches {
+            matching_iteration_rows += 1;
+            continue;
+        }
+        let what = match r.iteration {
+            Some(i) => format!("{} (iteration {i})", r.metric),
+            None => r.metric.clone(),
+        };
+        let diff = match r.difference {
+            Some(d) if r.metric.ends_with(" runs") => format!("max {d:.6} ms per frame"),
+            Some(d) => format!("{d:+.6}"),
+            None => "n/a".into(),
+        };
+        let mark = if r.matches { "" } else { " MISMATCH" };
+        rows.push([
+            what,
+            r.json.map_or("n/a".into(), |v| format!("{v:.6}")),
+            r.frameprobe.map_or("n/a".into(), |v| format!("{v:.6}")),
+            format!("{diff}{mark}"),
+        ]);
+    }
+    (rows, matching_iteration_rows)
+}
+
+const REPRO_HEAD: [&str; 4] = [
+    "Macrobenchmark metric",
+    "benchmarkData.json",
+    "frameprobe",
+    "difference",
+];
+
 pub fn check_table(r: &CheckReport) -> String {
     let mut out = String::new();
     for t in &r.tests {
-        let _ = writeln!(
-            out,
-            "{} — {} iterations of {}",
-            t.test,
-            t.iterations.len(),
-            r.process
-        );
-        let mut rows = vec![vec![
-            "rule".to_string(),
-            "measured".into(),
-            "per iteration".into(),
-            "result".into(),
-        ]];
-        for x in &t.rules {
-            rows.push(vec![
-                rule_text(x),
-                num(x.value),
-                per_iteration(x),
-                outcome_text(x.outcome).into(),
-            ]);
+        let _ = writeln!(out, "{}", test_heading(t));
+        if let Some(b) = &t.benchmark {
+            let _ = writeln!(out, "device: {}", device_line(b));
         }
+        let mut rows = vec![RULE_HEAD.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+        rows.extend(t.rules.iter().map(|x| rule_row(x).to_vec()));
         let _ = writeln!(out, "{}", grid(rows));
         let _ = writeln!(out, "Macrobenchmark: {}", macro_text(&t.macrobenchmark));
+        if let Some(b) = &t.benchmark {
+            let (rr, same) = repro_rows(b);
+            let mut rows = vec![REPRO_HEAD.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+            rows.extend(rr.into_iter().map(|r| r.to_vec()));
+            let _ = writeln!(
+                out,
+                "reproduced from the traces ({same} per-iteration rows match and are not shown):\n{}",
+                grid(rows)
+            );
+        }
         let _ = writeln!(
             out,
             "trust: {}\n",
@@ -98,6 +175,9 @@ pub fn check_table(r: &CheckReport) -> String {
         );
     }
     let _ = writeln!(out, "metric version: {}", r.metric_version);
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
     for e in &r.errors {
         let _ = writeln!(out, "error: {e}");
     }
@@ -110,10 +190,27 @@ pub fn check_table(r: &CheckReport) -> String {
     out
 }
 
+/// Text for Markdown outside code spans: table pipes escaped, `<`/`>` as entities (they
+/// are decoded there).
 fn md(s: &str) -> String {
     s.replace('|', "\\|")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// A code span holding `s` verbatim: entities are not decoded inside code spans, so none
+/// are written; the fence is longer than any backtick run in `s` (CommonMark's rule), and a
+/// table pipe is escaped, which GitHub's tables undo inside code spans too.
+fn md_code(s: &str) -> String {
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let body = s.replace('|', "\\|").replace(['\n', '\r'], " ");
+    let pad = if body.starts_with('`') || body.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{body}{pad}{fence}")
 }
 
 /// The heading of a gate report: an icon for pass / fail / could not evaluate.
@@ -124,33 +221,40 @@ fn md_title(command: &str, exit_code: u8, outcome: &str, process: &str) -> Strin
         _ => "⚠️",
     };
     format!(
-        "## {icon} frameprobe {command}: {} for `{}`\n\n",
+        "## {icon} frameprobe {command}: {} for {}\n\n",
         outcome.to_uppercase(),
-        md(process)
+        md_code(process)
     )
 }
 
 pub fn check_markdown(r: &CheckReport) -> String {
     let mut out = md_title("check", r.exit_code, r.outcome, &r.process);
     for t in &r.tests {
+        let _ = writeln!(out, "### {}\n", md(&test_heading(t)));
+        if let Some(b) = &t.benchmark {
+            let _ = writeln!(out, "Device: {}\n", md(&device_line(b)));
+        }
         let _ = writeln!(
             out,
-            "### {} ({} iterations)\n",
-            md(&t.test),
-            t.iterations.len()
-        );
-        let _ = writeln!(
-            out,
-            "| rule | measured | per iteration | result |\n|---|---|---|---|"
+            "| {} |\n|{}|",
+            RULE_HEAD.join(" | "),
+            vec!["---"; RULE_HEAD.len()].join("|")
         );
         for x in &t.rules {
+            let [rule, value, over, per_it, result] = rule_row(x);
+            let result = if x.outcome == Outcome::Pass {
+                result
+            } else {
+                format!("**{result}**")
+            };
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} |",
-                md(&rule_text(x)),
-                num(x.value),
-                per_iteration(x),
-                outcome_text(x.outcome)
+                "| {} | {} | {} | {} | {} |",
+                md_code(&rule),
+                md(&value),
+                md(&over),
+                md(&per_it),
+                result
             );
         }
         let _ = writeln!(
@@ -158,6 +262,26 @@ pub fn check_markdown(r: &CheckReport) -> String {
             "\nMacrobenchmark: {}\n",
             md(&macro_text(&t.macrobenchmark))
         );
+        if let Some(b) = &t.benchmark {
+            let (rows, same) = repro_rows(b);
+            let _ = writeln!(
+                out,
+                "Reproduced from the traces ({same} per-iteration rows match and are not shown):\n\n| {} |\n|{}|",
+                REPRO_HEAD.join(" | "),
+                vec!["---"; REPRO_HEAD.len()].join("|")
+            );
+            for [m, j, o, d] in rows {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} |",
+                    md_code(&m),
+                    md(&j),
+                    md(&o),
+                    md(&d)
+                );
+            }
+            out.push('\n');
+        }
         let _ = writeln!(
             out,
             "Trust: {}\n",
@@ -165,6 +289,13 @@ pub fn check_markdown(r: &CheckReport) -> String {
         );
     }
     let _ = writeln!(out, "Metric version: {}\n", r.metric_version);
+    if !r.warnings.is_empty() {
+        let _ = writeln!(out, "**Warnings:**\n");
+        for w in &r.warnings {
+            let _ = writeln!(out, "- {}", md(w));
+        }
+        out.push('\n');
+    }
     if !r.errors.is_empty() {
         let _ = writeln!(out, "**Could not evaluate:**\n");
         for e in &r.errors {
@@ -400,11 +531,12 @@ pub fn check_junit(r: &CheckReport) -> String {
                     name: rule_text(x),
                     failure: (x.outcome == Outcome::Fail).then(|| {
                         format!(
-                            "measured {} {}, limit {} {}",
+                            "measured {} {}, limit {} {} (over {})",
                             num(x.value),
                             x.unit,
                             x.limit,
-                            x.unit
+                            x.unit,
+                            x.denominator
                         )
                     }),
                     error: (x.outcome == Outcome::CannotEvaluate)
@@ -415,7 +547,7 @@ pub fn check_junit(r: &CheckReport) -> String {
                 ("metric_version", r.metric_version.to_string()),
                 ("trust", t.trust.grade.as_str().to_string()),
             ];
-            (t.test.clone(), properties, cases)
+            (t.label(), properties, cases)
         })
         .collect();
     junit("frameprobe check", suites, &r.errors)

@@ -351,6 +351,8 @@ mod tests {
             .collect();
         Iteration {
             path: format!("it{seed}.perfetto-trace").into(),
+            package: "com.example.app".into(),
+            iteration: None,
             mb_frames,
             timeline_tags,
             process_found: true,
@@ -378,6 +380,8 @@ mod tests {
             .collect();
         let info = |i: &Iteration| IterationInfo {
             path: i.path.display().to_string(),
+            iteration: None,
+            package: process.into(),
             process_found: true,
             frames: i.mb_frames.len(),
             timeline_frames: i.timeline_tags.len(),
@@ -390,6 +394,7 @@ mod tests {
             tool_version: "test",
             metric_version: crate::analysis::definitions::METRIC_VERSION,
             process: process.into(),
+            process_inferred: false,
             outcome: "fail",
             exit_code: 1,
             thresholds: ThresholdsOut {
