@@ -50,6 +50,8 @@ pub struct CheckArgs {
     /// Rules from a TOML file (same keys as the flags, plus [[rule]] tables).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// table for people, json (`check/v1`), markdown (PR comment, $GITHUB_STEP_SUMMARY) or
+    /// junit (one testcase per benchmark and rule).
     #[arg(long, value_enum, default_value = "table")]
     pub format: GateFormat,
     /// Also write the report to this file (e.g. a JUnit file for the CI system); `-` is
@@ -74,6 +76,7 @@ pub struct CompareArgs {
     /// Macrobenchmark output directories, benchmarkData.json files or traces.
     #[arg(long, num_args = 1.., required = true)]
     pub baseline: Vec<PathBuf>,
+    /// The same for the change under test: directories, benchmarkData.json files or traces.
     #[arg(long, num_args = 1.., required = true)]
     pub candidate: Vec<PathBuf>,
     /// The app under test; inferred per benchmark when a benchmarkData.json names its test
@@ -92,12 +95,16 @@ pub struct CompareArgs {
     /// Bootstrap resamples for the confidence intervals.
     #[arg(long, default_value_t = 1000)]
     pub resamples: usize,
+    /// Seed of the bootstrap: the same inputs and seed give the same intervals.
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
+    /// table for people, json (`compare/v1`), markdown or junit.
     #[arg(long, value_enum, default_value = "table")]
     pub format: GateFormat,
+    /// Also write the report to this file; `-` is standard output.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Traces processed in parallel (default: number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
 }

@@ -109,3 +109,24 @@ fn report_peak_rss() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every argument of every command says what it is for in `--help`.
+    #[test]
+    fn every_option_has_help_text() {
+        let cli = super::Cli::command();
+        let mut missing = Vec::new();
+        for cmd in cli.get_subcommands() {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if arg.get_help().is_none() && arg.get_long_help().is_none() && id != "help" {
+                    missing.push(format!("{} {id}", cmd.get_name()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "arguments without help: {missing:?}");
+    }
+}
