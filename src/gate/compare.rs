@@ -345,7 +345,7 @@ mod tests {
             Option<(f64, f64)>,
             Verdict,
         );
-        let cases: [Case; 7] = [
+        let cases: [Case; 9] = [
             // 5/15 vs 6/18 ms iterations: +2 ms (+20%), differences -9 (1/16) .. 13 (1/16):
             // the interval straddles zero, so no verdict. With the upper bound in place of
             // the lower one this would read as a regression.
@@ -397,6 +397,20 @@ mod tests {
                 Some((3.0, 3.0)),
                 Verdict::Regression,
             ),
+            // 10/10 vs 10/14 ms: +2 ms (+20%), differences 0 (1/4), 2 (1/2), 4 (1/4): the
+            // interval [0, 4] touches zero and does not exclude it. And the mirror image.
+            (
+                &[&[10], &[10]],
+                &[&[10], &[14]],
+                Some((0.0, 4.0)),
+                Verdict::NoSignificantChange,
+            ),
+            (
+                &[&[10], &[14]],
+                &[&[10], &[10]],
+                Some((-4.0, 0.0)),
+                Verdict::NoSignificantChange,
+            ),
         ];
         for (base, cand, hand, verdict) in cases {
             let d = exact_differences(base, cand);
@@ -421,6 +435,94 @@ mod tests {
             );
             assert_eq!(got.verdict, verdict, "{base:?} -> {cand:?}: {got:?}");
         }
+    }
+
+    #[test]
+    fn quantile_interpolates_linearly_between_closest_ranks() {
+        // Hand calculation with the "linear" rule (R type 7, numpy's default): position
+        // q·(n−1), then interpolate between the two neighbouring order statistics.
+        let v = [0.0, 10.0, 20.0, 30.0];
+        assert_eq!(quantile(&v, 0.0), 0.0);
+        assert_eq!(quantile(&v, 0.5), 15.0); // position 1.5
+        assert!((quantile(&v, 0.9) - 27.0).abs() < 1e-9); // position 2.7
+        assert_eq!(quantile(&v, 1.0), 30.0);
+        assert_eq!(quantile(&[4.0], 0.975), 4.0);
+    }
+
+    #[test]
+    fn relative_change_is_against_the_baseline_and_absent_from_zero() {
+        // 10 -> 12 ms is +2 ms, +20% of the baseline; 12 -> 10 is -2 ms, -16.6667%.
+        let (b, c) = (frames(&[10]), frames(&[12]));
+        let up = compare(Metric::CpuMs(50), &[&b], &[&c], &Thresholds::default());
+        assert_eq!((up.difference, up.relative_pct), (Some(2.0), Some(20.0)));
+        let down = compare(Metric::CpuMs(50), &[&c], &[&b], &Thresholds::default());
+        assert_eq!(
+            (down.difference, down.relative_pct),
+            (Some(-2.0), Some(-16.6667))
+        );
+        // No frozen frame (> 700 ms) in the baseline, one in the candidate: +1 frame, and no
+        // percentage of a zero baseline.
+        let frozen = frames(&[800]);
+        let f = compare(
+            Metric::FrozenFrames,
+            &[&b],
+            &[&frozen],
+            &Thresholds::default(),
+        );
+        assert_eq!((f.difference, f.relative_pct), (Some(1.0), None));
+    }
+
+    #[test]
+    fn each_unit_has_its_own_absolute_threshold() {
+        // 10 -> 12 ms in every frame: +2 ms (+20%), interval exactly [2, 2]. A regression
+        // at the default 1 ms, none when durations need 3 ms (the frame count's 1 would pass).
+        let (b, c) = (frames(&[10]), frames(&[12]));
+        let th = Thresholds {
+            abs_ms: 3.0,
+            ..Thresholds::default()
+        };
+        let run = |th: &Thresholds| compare(Metric::CpuMs(50), &[&b, &b], &[&c, &c], th).verdict;
+        assert_eq!(run(&Thresholds::default()), Verdict::Regression);
+        assert_eq!(run(&th), Verdict::NoSignificantChange);
+        // Jank rate 0% -> 1.5% (3 janky frames in 200, in each of 4 iterations): +1.5 points,
+        // under the 2-point rate threshold though past the frame count's 1; 0% -> 2.5% passes.
+        // A resample keeps no janky frame with probability about e^-12 (12 of 800 pooled),
+        // so the interval is above zero either way.
+        let tagged = |janky: usize| Iteration {
+            timeline_tags: (0..200)
+                .map(|i| if i < janky { "Self Jank" } else { "No Jank" }.to_string())
+                .collect(),
+            process_found: true,
+            ..Default::default()
+        };
+        let (none, three, five) = (tagged(0), tagged(3), tagged(5));
+        let rate = |cand: &Iteration| {
+            compare(
+                Metric::JankRate,
+                &[&none; 4],
+                &[cand; 4],
+                &Thresholds::default(),
+            )
+        };
+        let small = rate(&three);
+        assert_eq!(small.difference, Some(1.5));
+        assert!(small.ci_low.unwrap() > 0.0, "{small:?}");
+        assert_eq!(small.verdict, Verdict::NoSignificantChange);
+        assert_eq!(rate(&five).verdict, Verdict::Regression);
+    }
+
+    #[test]
+    fn the_relative_threshold_is_a_share_of_the_baseline() {
+        // Every frame the same, so the interval is the difference itself. 100 -> 105 ms is
+        // +5 ms but only +5%, under the 10% threshold; 40 -> 45 ms is +5 ms and +12.5%.
+        let verdict = |b: i64, c: i64| {
+            let (b, c) = (frames(&[b]), frames(&[c]));
+            compare(Metric::CpuMs(50), &[&b], &[&c], &Thresholds::default()).verdict
+        };
+        assert_eq!(verdict(100, 105), Verdict::NoSignificantChange);
+        assert_eq!(verdict(105, 100), Verdict::NoSignificantChange);
+        assert_eq!(verdict(40, 45), Verdict::Regression);
+        assert_eq!(verdict(45, 40), Verdict::Improvement);
     }
 
     #[test]
