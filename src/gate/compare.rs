@@ -526,6 +526,25 @@ mod tests {
     }
 
     #[test]
+    fn tags_inside_an_iteration_are_resampled_and_frame_count_has_no_verdict() {
+        // One iteration tagged Self Jank / No Jank on both sides: a resample's jank rate is
+        // 0, 50 or 100% with 1/4, 1/2, 1/4, so the difference is -100 points with
+        // probability 1/16 and +100 likewise: the 95% interval is [-100, 100].
+        let it = Iteration {
+            timeline_tags: vec!["Self Jank".into(), "No Jank".into()],
+            process_found: true,
+            ..Default::default()
+        };
+        let c = compare(Metric::JankRate, &[&it], &[&it], &Thresholds::default());
+        assert_eq!((c.ci_low, c.ci_high), (Some(-100.0), Some(100.0)));
+        // Twice the frames is not worse: the frame count is reported without a verdict.
+        let (one, two) = (frames(&[10]), frames(&[10, 10]));
+        let n = compare(Metric::FrameCount, &[&one], &[&two], &Thresholds::default());
+        assert_eq!(n.difference, Some(1.0));
+        assert_eq!(n.verdict, Verdict::Informational);
+    }
+
+    #[test]
     fn small_changes_do_not_flag_even_when_significant() {
         let a = its(1, 8, 8.0, 0.1);
         let b = its(2, 8, 8.5, 0.1);
