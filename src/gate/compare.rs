@@ -160,6 +160,7 @@ pub fn verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn its(seed: u64, n: usize, base_ms: f64, spread: f64) -> Vec<Iteration> {
         let mut r = Rng::new(seed);
@@ -250,6 +251,311 @@ mod tests {
         };
         let c = compare(Metric::CpuMs(50), &[&it], &[&it], &Thresholds::default());
         assert_eq!((c.ci_low, c.ci_high), (Some(-8.0), Some(8.0)));
+    }
+
+    /// An iteration of frames with these CPU times (ms) and no overrun.
+    fn frames(cpu_ms: &[i64]) -> Iteration {
+        Iteration {
+            mb_frames: cpu_ms.iter().map(|c| (c * 1_000_000, None)).collect(),
+            process_found: true,
+            ..Default::default()
+        }
+    }
+
+    /// The median of a sorted list: the middle value, or the mean of the two middle ones.
+    fn median(sorted: &[i64]) -> f64 {
+        let m = sorted.len();
+        if m % 2 == 1 {
+            sorted[m / 2] as f64
+        } else {
+            (sorted[m / 2 - 1] + sorted[m / 2]) as f64 / 2.0
+        }
+    }
+
+    /// Independent model of the two-level bootstrap: the exact distribution of one side's
+    /// pooled median, enumerating for each of the n slots every iteration (1/n each) and
+    /// then every draw of that iteration's m frames (1/m each), merging outcomes that pool
+    /// the same frames. Returns (median ms, probability).
+    fn exact_medians(its: &[&[i64]]) -> Vec<(f64, f64)> {
+        let mut states: BTreeMap<Vec<i64>, f64> = BTreeMap::from([(Vec::new(), 1.0)]);
+        for _slot in its {
+            let mut next = BTreeMap::new();
+            for it in its {
+                let mut s: BTreeMap<Vec<i64>, f64> = states
+                    .iter()
+                    .map(|(k, p)| (k.clone(), p / its.len() as f64))
+                    .collect();
+                for _draw in it.iter() {
+                    let mut t = BTreeMap::new();
+                    for (k, p) in &s {
+                        for &f in it.iter() {
+                            let mut k = k.clone();
+                            k.insert(k.partition_point(|x| *x <= f), f);
+                            *t.entry(k).or_insert(0.0) += p / it.len() as f64;
+                        }
+                    }
+                    s = t;
+                }
+                for (k, p) in s {
+                    *next.entry(k).or_insert(0.0) += p;
+                }
+            }
+            states = next;
+        }
+        states.iter().map(|(k, p)| (median(k), *p)).collect()
+    }
+
+    /// The exact distribution of candidate minus baseline median, keyed by half
+    /// milliseconds (every median here is a multiple of 0.5 ms).
+    fn exact_differences(base: &[&[i64]], cand: &[&[i64]]) -> BTreeMap<i64, f64> {
+        let mut d = BTreeMap::new();
+        for (x, p) in exact_medians(base) {
+            for (y, q) in exact_medians(cand) {
+                *d.entry(((y - x) * 2.0).round() as i64).or_insert(0.0) += p * q;
+            }
+        }
+        d
+    }
+
+    /// The q-quantile of a discrete distribution: the smallest value whose cumulative
+    /// probability reaches q. The atom must hold q with a margin of 1.5 points on both
+    /// sides (3 standard errors of a 1000-resample estimate near 2.5%), so that the Monte
+    /// Carlo interval of `compare` lands on the same value.
+    fn exact_quantile(d: &BTreeMap<i64, f64>, q: f64) -> f64 {
+        let mut below = 0.0;
+        for (&v, &p) in d {
+            if below + p >= q {
+                assert!(
+                    below <= q - 0.015 && below + p >= q + 0.015,
+                    "{q} too close to an edge"
+                );
+                return v as f64 / 2.0;
+            }
+            below += p;
+        }
+        unreachable!("probabilities add up to 1")
+    }
+
+    #[test]
+    fn the_exact_model_agrees_with_hand_calculation() {
+        // One slot, one iteration of frames 2 and 10 ms: medians 2, 6, 10 with 1/4, 1/2, 1/4.
+        assert_eq!(
+            exact_medians(&[&[2, 10]]),
+            [(2.0, 0.25), (6.0, 0.5), (10.0, 0.25)]
+        );
+        // Two single-frame iterations 5 and 15 ms: medians 5, 10, 15 with 1/4, 1/2, 1/4.
+        let mut m = exact_medians(&[&[5], &[15]]);
+        m.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert_eq!(m, [(5.0, 0.25), (10.0, 0.5), (15.0, 0.25)]);
+    }
+
+    #[test]
+    fn intervals_and_verdicts_match_an_exact_enumeration_of_the_bootstrap() {
+        // (baseline, candidate, interval the exact model must give, verdict). The intervals
+        // are the model's; the hand-derived ones are written out where the sets are small.
+        type Case<'a> = (
+            &'a [&'a [i64]],
+            &'a [&'a [i64]],
+            Option<(f64, f64)>,
+            Verdict,
+        );
+        let cases: [Case; 9] = [
+            // 5/15 vs 6/18 ms iterations: +2 ms (+20%), differences -9 (1/16) .. 13 (1/16):
+            // the interval straddles zero, so no verdict. With the upper bound in place of
+            // the lower one this would read as a regression.
+            (
+                &[&[5], &[15]],
+                &[&[6], &[18]],
+                Some((-9.0, 13.0)),
+                Verdict::NoSignificantChange,
+            ),
+            // Mirror image: with the lower bound in place of the upper, an improvement.
+            (
+                &[&[6], &[18]],
+                &[&[5], &[15]],
+                Some((-13.0, 9.0)),
+                Verdict::NoSignificantChange,
+            ),
+            // 5/6 vs 10/12 ms: medians 5..6 and 10..12, differences 4 (1/16) .. 7 (1/16).
+            (
+                &[&[5], &[6]],
+                &[&[10], &[12]],
+                Some((4.0, 7.0)),
+                Verdict::Regression,
+            ),
+            (
+                &[&[10], &[12]],
+                &[&[5], &[6]],
+                Some((-7.0, -4.0)),
+                Verdict::Improvement,
+            ),
+            // Only frame resampling moves the median: -8 (1/16) .. 8 (1/16).
+            (
+                &[&[2, 10]],
+                &[&[2, 10]],
+                Some((-8.0, 8.0)),
+                Verdict::NoSignificantChange,
+            ),
+            // Both levels at once: +2 ms (+50%) but an interval of [-5, 6].
+            (
+                &[&[2, 10], &[4]],
+                &[&[6, 8], &[5]],
+                None,
+                Verdict::NoSignificantChange,
+            ),
+            // Closed form: every frame the same on each side, so every resample's difference
+            // is exactly +3 ms and the interval is [3, 3].
+            (
+                &[&[4, 4], &[4]],
+                &[&[7], &[7, 7]],
+                Some((3.0, 3.0)),
+                Verdict::Regression,
+            ),
+            // 10/10 vs 10/14 ms: +2 ms (+20%), differences 0 (1/4), 2 (1/2), 4 (1/4): the
+            // interval [0, 4] touches zero and does not exclude it. And the mirror image.
+            (
+                &[&[10], &[10]],
+                &[&[10], &[14]],
+                Some((0.0, 4.0)),
+                Verdict::NoSignificantChange,
+            ),
+            (
+                &[&[10], &[14]],
+                &[&[10], &[10]],
+                Some((-4.0, 0.0)),
+                Verdict::NoSignificantChange,
+            ),
+        ];
+        for (base, cand, hand, verdict) in cases {
+            let d = exact_differences(base, cand);
+            let exact = (exact_quantile(&d, 0.025), exact_quantile(&d, 0.975));
+            if let Some(hand) = hand {
+                assert_eq!(exact, hand, "model vs hand, {base:?} -> {cand:?}");
+            }
+            let (b, c): (Vec<Iteration>, Vec<Iteration>) = (
+                base.iter().map(|f| frames(f)).collect(),
+                cand.iter().map(|f| frames(f)).collect(),
+            );
+            let got = compare(
+                Metric::CpuMs(50),
+                &b.iter().collect::<Vec<_>>(),
+                &c.iter().collect::<Vec<_>>(),
+                &Thresholds::default(),
+            );
+            assert_eq!(
+                (got.ci_low, got.ci_high),
+                (Some(exact.0), Some(exact.1)),
+                "{base:?} -> {cand:?}"
+            );
+            assert_eq!(got.verdict, verdict, "{base:?} -> {cand:?}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn quantile_interpolates_linearly_between_closest_ranks() {
+        // Hand calculation with the "linear" rule (R type 7, numpy's default): position
+        // q·(n−1), then interpolate between the two neighbouring order statistics.
+        let v = [0.0, 10.0, 20.0, 30.0];
+        assert_eq!(quantile(&v, 0.0), 0.0);
+        assert_eq!(quantile(&v, 0.5), 15.0); // position 1.5
+        assert!((quantile(&v, 0.9) - 27.0).abs() < 1e-9); // position 2.7
+        assert_eq!(quantile(&v, 1.0), 30.0);
+        assert_eq!(quantile(&[4.0], 0.975), 4.0);
+    }
+
+    #[test]
+    fn relative_change_is_against_the_baseline_and_absent_from_zero() {
+        // 10 -> 12 ms is +2 ms, +20% of the baseline; 12 -> 10 is -2 ms, -16.6667%.
+        let (b, c) = (frames(&[10]), frames(&[12]));
+        let up = compare(Metric::CpuMs(50), &[&b], &[&c], &Thresholds::default());
+        assert_eq!((up.difference, up.relative_pct), (Some(2.0), Some(20.0)));
+        let down = compare(Metric::CpuMs(50), &[&c], &[&b], &Thresholds::default());
+        assert_eq!(
+            (down.difference, down.relative_pct),
+            (Some(-2.0), Some(-16.6667))
+        );
+        // No frozen frame (> 700 ms) in the baseline, one in the candidate: +1 frame, and no
+        // percentage of a zero baseline.
+        let frozen = frames(&[800]);
+        let f = compare(
+            Metric::FrozenFrames,
+            &[&b],
+            &[&frozen],
+            &Thresholds::default(),
+        );
+        assert_eq!((f.difference, f.relative_pct), (Some(1.0), None));
+    }
+
+    #[test]
+    fn each_unit_has_its_own_absolute_threshold() {
+        // 10 -> 12 ms in every frame: +2 ms (+20%), interval exactly [2, 2]. A regression
+        // at the default 1 ms, none when durations need 3 ms (the frame count's 1 would pass).
+        let (b, c) = (frames(&[10]), frames(&[12]));
+        let th = Thresholds {
+            abs_ms: 3.0,
+            ..Thresholds::default()
+        };
+        let run = |th: &Thresholds| compare(Metric::CpuMs(50), &[&b, &b], &[&c, &c], th).verdict;
+        assert_eq!(run(&Thresholds::default()), Verdict::Regression);
+        assert_eq!(run(&th), Verdict::NoSignificantChange);
+        // Jank rate 0% -> 1.5% (3 janky frames in 200, in each of 4 iterations): +1.5 points,
+        // under the 2-point rate threshold though past the frame count's 1; 0% -> 2.5% passes.
+        // A resample keeps no janky frame with probability about e^-12 (12 of 800 pooled),
+        // so the interval is above zero either way.
+        let tagged = |janky: usize| Iteration {
+            timeline_tags: (0..200)
+                .map(|i| if i < janky { "Self Jank" } else { "No Jank" }.to_string())
+                .collect(),
+            process_found: true,
+            ..Default::default()
+        };
+        let (none, three, five) = (tagged(0), tagged(3), tagged(5));
+        let rate = |cand: &Iteration| {
+            compare(
+                Metric::JankRate,
+                &[&none; 4],
+                &[cand; 4],
+                &Thresholds::default(),
+            )
+        };
+        let small = rate(&three);
+        assert_eq!(small.difference, Some(1.5));
+        assert!(small.ci_low.unwrap() > 0.0, "{small:?}");
+        assert_eq!(small.verdict, Verdict::NoSignificantChange);
+        assert_eq!(rate(&five).verdict, Verdict::Regression);
+    }
+
+    #[test]
+    fn the_relative_threshold_is_a_share_of_the_baseline() {
+        // Every frame the same, so the interval is the difference itself. 100 -> 105 ms is
+        // +5 ms but only +5%, under the 10% threshold; 40 -> 45 ms is +5 ms and +12.5%.
+        let verdict = |b: i64, c: i64| {
+            let (b, c) = (frames(&[b]), frames(&[c]));
+            compare(Metric::CpuMs(50), &[&b], &[&c], &Thresholds::default()).verdict
+        };
+        assert_eq!(verdict(100, 105), Verdict::NoSignificantChange);
+        assert_eq!(verdict(105, 100), Verdict::NoSignificantChange);
+        assert_eq!(verdict(40, 45), Verdict::Regression);
+        assert_eq!(verdict(45, 40), Verdict::Improvement);
+    }
+
+    #[test]
+    fn tags_inside_an_iteration_are_resampled_and_frame_count_has_no_verdict() {
+        // One iteration tagged Self Jank / No Jank on both sides: a resample's jank rate is
+        // 0, 50 or 100% with 1/4, 1/2, 1/4, so the difference is -100 points with
+        // probability 1/16 and +100 likewise: the 95% interval is [-100, 100].
+        let it = Iteration {
+            timeline_tags: vec!["Self Jank".into(), "No Jank".into()],
+            process_found: true,
+            ..Default::default()
+        };
+        let c = compare(Metric::JankRate, &[&it], &[&it], &Thresholds::default());
+        assert_eq!((c.ci_low, c.ci_high), (Some(-100.0), Some(100.0)));
+        // Twice the frames is not worse: the frame count is reported without a verdict.
+        let (one, two) = (frames(&[10]), frames(&[10, 10]));
+        let n = compare(Metric::FrameCount, &[&one], &[&two], &Thresholds::default());
+        assert_eq!(n.difference, Some(1.0));
+        assert_eq!(n.verdict, Verdict::Informational);
     }
 
     #[test]
