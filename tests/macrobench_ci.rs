@@ -742,15 +742,8 @@ fn analyze_metrics_are_pooled_over_iterations_with_their_denominators() {
         .iter()
         .find(|c| c["category"] == "binder")
         .map_or(0.0, |c| c["total_ms"].as_f64().unwrap());
-    let defs = [
-        "frame_timeline",
-        "perfetto_stdlib",
-        "hwui",
-        "macrobenchmark",
-        "vitals",
-        "missed_vsyncs",
-        "over_budget",
-    ];
+    // Every definition analyze reconciles, by its id (names only; values come from analyze).
+    let defs = frameprobe::analysis::definitions::Definition::ALL.map(|d| d.key());
     // (metric, expected value, denominator number)
     let mut expect: Vec<(String, f64, u64)> = defs
         .iter()
