@@ -698,3 +698,106 @@ fn compare_against_a_saved_check_report() {
         .to_string()
         .contains("metric version 999"));
 }
+
+/// Every analyze metric as a rule, pooled over the 3 startup iterations (copies of one trace).
+/// Expected values: the reconciliation rows, vsync histogram and top causes of
+/// `frameprobe analyze --format json` on one copy, times 3 (the gate pools analyze's verdicts,
+/// it does not re-judge frames); the FrameTimeline rate also against the oracle's 12 janky of
+/// 44 app frames per iteration (trace_processor's `actual_frame_timeline_slice`).
+#[test]
+fn analyze_metrics_are_pooled_over_iterations_with_their_denominators() {
+    let Some(d) = fixture("analyzed", |_| {}) else {
+        return;
+    };
+    let trace = common::shared(TRACE, "analyzed").unwrap();
+    let a = frameprobe(&[
+        "analyze",
+        trace.to_str().unwrap(),
+        "--process",
+        TARGET,
+        "--format",
+        "json",
+    ]);
+    let p = &json_of(&a)["processes"][0];
+    let rec = &p["reconciliation"][0];
+    assert_eq!(rec["scope"], "process");
+    let row = |k: &str| {
+        let r = rec["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["definition"] == k)
+            .unwrap();
+        (r["count"].as_u64().unwrap(), r["of"].as_u64().unwrap())
+    };
+    let missed: u64 = rec["missed_vsyncs_histogram"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, n)| k.parse::<u64>().unwrap() * n.as_u64().unwrap())
+        .sum();
+    let binder_ms = p["causes"]["top_by_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["category"] == "binder")
+        .map_or(0.0, |c| c["total_ms"].as_f64().unwrap());
+    // Every definition analyze reconciles, by its id (names only; values come from analyze).
+    let defs = frameprobe::analysis::definitions::Definition::ALL.map(|d| d.key());
+    // (metric, expected value, denominator number)
+    let mut expect: Vec<(String, f64, u64)> = defs
+        .iter()
+        .map(|k| {
+            let (c, of) = row(k);
+            (
+                format!("jank_rate_pct_{k}"),
+                (3 * c) as f64 * 100.0 / (3 * of) as f64,
+                3 * of,
+            )
+        })
+        .collect();
+    let (mv, mv_of) = row("missed_vsyncs");
+    let (slow, slow_of) = row("vitals");
+    expect.push(("missed_vsyncs".into(), (3 * missed) as f64, 3 * mv_of));
+    expect.push(("frames_missed_vsync".into(), (3 * mv) as f64, 3 * mv_of));
+    expect.push(("slow_frames".into(), (3 * slow) as f64, 3 * slow_of));
+    expect.push(("cause_ms[binder]".into(), 3.0 * binder_ms, 3 * 12));
+    // The oracle: 12 janky FrameTimeline frames of 44 per iteration.
+    assert_eq!(row("frame_timeline"), (12, 44));
+    let mut args = vec![];
+    for (m, _, _) in &expect {
+        args.push("--rule".to_string());
+        args.push(format!("*#startup:{m}<=1e9"));
+    }
+    args.extend(["--format".into(), "json".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = check(&d, &args);
+    let v = json_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    let rules = test_of(&v, "startup")["rules"].as_array().unwrap();
+    for (r, (m, value, of)) in rules.iter().zip(&expect) {
+        assert_eq!(r["metric"], m.as_str());
+        let got = r["value"].as_f64().unwrap();
+        assert!((got - value).abs() < 1e-5, "{m}: {got} != {value}");
+        assert_eq!(r["per_iteration"].as_array().unwrap().len(), 3);
+        let den = r["denominator"].as_str().unwrap();
+        assert!(den.contains(&format!(" {of} ")), "{m}: {den}");
+        assert!(den.contains("3 iterations"), "{m}: {den}");
+    }
+    assert!((rules[0]["value"].as_f64().unwrap() - 1200.0 / 44.0).abs() < 1e-5);
+
+    // A limit just above the pooled slow frames passes, just below fails.
+    let at = 3 * slow;
+    let rule = |lim: u64| format!("*#startup:slow_frames<={lim}");
+    assert_eq!(check(&d, &["--rule", &rule(at)]).status.code(), Some(0));
+    assert_eq!(check(&d, &["--rule", &rule(at - 1)]).status.code(), Some(1));
+
+    // Unknown definitions and cause categories are named in the error.
+    for bad in ["jank_rate_pct_gfx<=1", "cause_ms[nope]<=1"] {
+        let out = check(&d, &["--rule", bad]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("unknown metric"), "{err}");
+        assert!(err.contains(bad.split("<=").next().unwrap()), "{err}");
+    }
+}

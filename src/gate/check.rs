@@ -160,6 +160,7 @@ fn denominator(metric: Metric, its: &[&Iteration]) -> String {
     let mb: usize = its.iter().map(|i| i.mb_frames.len()).sum();
     let timeline: usize = its.iter().map(|i| i.timeline_tags.len()).sum();
     match metric {
+        Metric::Analyzed(a) => a.denominator(its),
         Metric::JankRate | Metric::TagRate(_) => {
             format!("% of {timeline} FrameTimeline app frames, {n} iterations")
         }

@@ -34,6 +34,8 @@ pub struct Iteration {
     pub mb_frames: Vec<(i64, Option<i64>)>,
     /// Every FrameTimeline app frame's jank tag.
     pub timeline_tags: Vec<String>,
+    /// analyze's verdicts of the app's processes (reconciliation rows, top causes).
+    pub analyzed: super::analyzed::Analyzed,
     pub process_found: bool,
     pub api_level: u32,
     pub problem: Option<String>,
@@ -152,7 +154,26 @@ pub fn measure(path: &Path, target: &Target) -> anyhow::Result<Iteration> {
         }
     }
     it.trust_reasons = trust_reasons(store, &idx, &model, &upids);
+    it.analyzed = analyzed(store, path, &upids);
     Ok(it)
+}
+
+/// analyze's report of the app's processes, summed (selected by pid, kept by upid).
+fn analyzed(store: &crate::store::Store, path: &Path, upids: &[u32]) -> super::analyzed::Analyzed {
+    let opts = crate::analysis::AnalyzeOptions {
+        processes: upids
+            .iter()
+            .map(|&u| store.processes[u as usize].pid.to_string())
+            .collect(),
+        ..Default::default()
+    };
+    let report = crate::analysis::analyze(store, &opts, &path.display().to_string());
+    let ours: Vec<_> = report
+        .processes
+        .iter()
+        .filter(|p| upids.contains(&p.upid))
+        .collect();
+    super::analyzed::Analyzed::of(&ours)
 }
 
 /// The trace's trust reasons and those of the package's processes (frame counts aside).

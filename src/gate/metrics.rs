@@ -4,6 +4,7 @@
 use crate::analysis::frame_timing::percentile;
 use crate::synth::Rng;
 
+use super::analyzed::AnalyzedMetric;
 use super::measure::Iteration;
 
 /// A metric name and how to compute it.
@@ -19,6 +20,8 @@ pub enum Metric {
     /// Frames whose CPU time is over 700 ms (Android vitals' frozen frame, the same
     /// definition as analyze's `vitals.frozen`).
     FrozenFrames,
+    /// A metric from analyze's verdicts (per-definition jank rates, vsyncs, causes).
+    Analyzed(AnalyzedMetric),
 }
 
 pub const TAGS: [&str; 5] = [
@@ -38,6 +41,7 @@ impl Metric {
             Metric::CpuMs(p) => format!("frame_cpu_ms_p{p}"),
             Metric::OverrunMs(p) => format!("frame_overrun_ms_p{p}"),
             Metric::FrozenFrames => "frozen_frames".into(),
+            Metric::Analyzed(a) => a.name(),
         }
     }
 
@@ -48,6 +52,9 @@ impl Metric {
             "jank_rate_pct" | "jank_rate" => Some(Metric::JankRate),
             "frozen_frames" => Some(Metric::FrozenFrames),
             _ => {
+                if let Some(a) = AnalyzedMetric::parse(s) {
+                    return Some(Metric::Analyzed(a));
+                }
                 if let Some(r) = s.strip_prefix("frame_cpu_ms_p") {
                     return pct(r).map(Metric::CpuMs);
                 }
@@ -76,6 +83,7 @@ impl Metric {
             Metric::FrameCount | Metric::FrozenFrames => "frames",
             Metric::JankRate | Metric::TagRate(_) => "%",
             Metric::CpuMs(_) | Metric::OverrunMs(_) => "ms",
+            Metric::Analyzed(a) => a.unit(),
         }
     }
 
@@ -88,6 +96,7 @@ impl Metric {
     /// (no FrameTimeline for rates, API < 31 for overrun, no frames).
     pub fn value(&self, its: &[&Iteration]) -> Option<f64> {
         match self {
+            Metric::Analyzed(a) => a.value(its),
             Metric::FrameCount => Some(its.iter().map(|i| i.mb_frames.len()).sum::<usize>() as f64),
             Metric::FrozenFrames => Some(
                 its.iter()

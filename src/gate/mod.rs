@@ -1,6 +1,7 @@
 //! The CI gate: `check` (limits) and `compare` (baseline vs candidate) over Macrobenchmark
 //! iteration traces, with reports for CI systems.
 
+pub mod analyzed;
 pub mod annotations;
 pub mod benchmark_data;
 pub mod check;

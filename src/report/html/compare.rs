@@ -355,6 +355,7 @@ mod tests {
             iteration: None,
             mb_frames,
             timeline_tags,
+            analyzed: Default::default(),
             process_found: true,
             api_level: 34,
             problem: None,
