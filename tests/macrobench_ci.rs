@@ -799,5 +799,14 @@ fn analyze_metrics_are_pooled_over_iterations_with_their_denominators() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("unknown metric"), "{err}");
         assert!(err.contains(bad.split("<=").next().unwrap()), "{err}");
+        // ... and the error lists the names that do exist.
+        for known in [
+            "frameOverrunMs_P50",
+            "perfetto_stdlib",
+            "slow_frames",
+            "cause_ms[",
+        ] {
+            assert!(err.contains(known), "{known} not listed: {err}");
+        }
     }
 }

@@ -104,8 +104,7 @@ impl GateConfig {
         add(Metric::FrozenFrames, Bound::Max, self.max_frozen_frames);
         add(Metric::FrameCount, Bound::Min, self.min_frames);
         for r in &self.rule {
-            let m = Metric::parse(&r.metric)
-                .ok_or_else(|| anyhow::anyhow!("unknown metric {:?} in rule", r.metric))?;
+            let m = Metric::parse(&r.metric).ok_or_else(|| Metric::unknown(&r.metric))?;
             let benchmark = r.benchmark.clone();
             match (r.max, r.min) {
                 (Some(x), None) => out.push(Rule {
@@ -141,7 +140,7 @@ pub fn parse_rule(s: &str) -> anyhow::Result<Rule> {
     } else {
         anyhow::bail!("a rule looks like METRIC<=LIMIT or METRIC>=LIMIT, got {s:?}");
     };
-    let metric = Metric::parse(m.trim()).ok_or_else(|| anyhow::anyhow!("unknown metric {m:?}"))?;
+    let metric = Metric::parse(m.trim()).ok_or_else(|| Metric::unknown(m.trim()))?;
     let limit = v
         .trim()
         .parse()

@@ -77,6 +77,23 @@ impl Metric {
         }
     }
 
+    /// The error for a name `parse` does not know, listing the names it does.
+    pub fn unknown(name: &str) -> anyhow::Error {
+        let definitions: Vec<&str> = crate::analysis::definitions::Definition::ALL
+            .into_iter()
+            .map(|d| d.key())
+            .collect();
+        anyhow::anyhow!(
+            "unknown metric {name:?}; known: frame_count, jank_rate_pct, jank_rate_pct[TAG] \
+             (TAG: {}), frame_cpu_ms_pNN, frame_overrun_ms_pNN, frameDurationCpuMs_P50|P90|P95|P99, \
+             frameOverrunMs_P50|P90|P95|P99, frozen_frames, jank_rate_pct_DEFINITION \
+             (DEFINITION: {}), missed_vsyncs, frames_missed_vsync, slow_frames, \
+             cause_ms[CATEGORY] (the cause ids of analyze --format json)",
+            TAGS.join(", "),
+            definitions.join(", ")
+        )
+    }
+
     /// Unit for people ("ms", "%", "frames").
     pub fn unit(&self) -> &'static str {
         match self {
