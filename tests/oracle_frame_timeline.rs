@@ -6,20 +6,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
-/// The trace an oracle directory answers for (as check.py finds it).
-fn trace_of(shared: &Path, name: &str) -> Option<PathBuf> {
-    [
-        shared.join("traces").join(format!("{name}.perfetto-trace")),
-        shared
-            .join("perfetto-oracle/traces")
-            .join(format!("{name}.pftrace")),
-    ]
-    .into_iter()
-    .find(|p| p.exists())
-}
-
 /// The difftests' cell rule: NULL spellings are equal, numbers within 1e-9 relative.
 fn same_cell(want: &str, got: &str) -> bool {
     let null = |c: &str| matches!(c.trim(), "[NULL]" | "" | "NULL");
@@ -48,7 +34,7 @@ fn frame_timeline_tables_equal_trace_processors() {
         .collect();
     names.sort();
     for name in names {
-        let Some(trace) = trace_of(&shared, &name) else {
+        let Some(trace) = common::oracle_trace(&shared, &name) else {
             continue;
         };
         for query in ["expected_frames", "actual_frames"] {

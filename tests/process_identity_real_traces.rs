@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// NULL is `[NULL]` in the oracle and an empty cell in frameprobe's CSV.
 fn normalize(rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
@@ -16,17 +16,6 @@ fn normalize(rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
                 .collect()
         })
         .collect()
-}
-
-fn trace_file(shared: &Path, name: &str) -> Option<PathBuf> {
-    [
-        shared.join("traces").join(format!("{name}.perfetto-trace")),
-        shared
-            .join("perfetto-oracle/traces")
-            .join(format!("{name}.pftrace")),
-    ]
-    .into_iter()
-    .find(|p| p.exists())
 }
 
 #[test]
@@ -43,7 +32,7 @@ fn processes_and_threads_match_trace_processor() {
         .collect();
     traces.sort();
     for trace in &traces {
-        let Some(file) = trace_file(&shared, trace) else {
+        let Some(file) = common::oracle_trace(&shared, trace) else {
             continue;
         };
         for query in ["processes", "threads"] {

@@ -80,7 +80,7 @@ pub struct TrackRow {
     pub parent_id: Option<TrackId>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SliceRow {
     pub ts: i64,
     pub dur: i64,
@@ -431,12 +431,7 @@ mod bounds_tests {
         SliceRow {
             ts,
             dur,
-            track_id: 0,
-            category: None,
-            name: None,
-            depth: 0,
-            parent_id: None,
-            arg_set_id: None,
+            ..Default::default()
         }
     }
 

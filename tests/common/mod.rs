@@ -121,4 +121,16 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     }
     rows
 }
+/// The trace an oracle directory answers for, as check.py finds it: a real trace in
+/// `traces/` or a generated one in `perfetto-oracle/traces/`.
+pub fn oracle_trace(shared: &Path, name: &str) -> Option<PathBuf> {
+    [
+        shared.join("traces").join(format!("{name}.perfetto-trace")),
+        shared
+            .join("perfetto-oracle/traces")
+            .join(format!("{name}.pftrace")),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+}
 pub mod pb;

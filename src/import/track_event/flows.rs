@@ -163,13 +163,7 @@ mod tests {
     fn slice(store: &mut Store, ts: i64) -> SliceId {
         store.slices.push(SliceRow {
             ts,
-            dur: 0,
-            track_id: 0,
-            category: None,
-            name: None,
-            depth: 0,
-            parent_id: None,
-            arg_set_id: None,
+            ..Default::default()
         });
         (store.slices.len() - 1) as SliceId
     }
