@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -12,23 +12,6 @@ use frameprobe::synth::{generate, SynthConfig};
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 2000;
-
-fn chromium() -> Option<PathBuf> {
-    let fixed = PathBuf::from("/usr/bin/chromium");
-    if fixed.exists() {
-        return Some(fixed);
-    }
-    let path = std::env::var_os("PATH")?;
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser"] {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
 
 /// Runs Chromium with a deadline; returns its stderr on failure.
 fn screenshot(browser: &Path, page: &Path, png: &Path, profile: &Path) -> Result<(), String> {
@@ -108,7 +91,7 @@ fn near(a: [u8; 3], b: [u8; 3], tol: i32) -> bool {
 
 #[test]
 fn chromium_renders_the_report_with_its_jank_colours() {
-    let Some(browser) = chromium() else {
+    let Some(browser) = common::chromium() else {
         common::skip(
             "chromium_renders_the_report_with_its_jank_colours",
             "Chromium is not installed (apt-get install -y chromium; .ci/run installs it)",

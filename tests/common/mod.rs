@@ -50,10 +50,7 @@ pub fn missing(test: &str, what: &Path) {
 /// (None) on a developer's machine, and fails under CI, which always has it.
 /// `FRAMEPROBE_SHARED` overrides its location (to try the absent case).
 pub fn shared(sub: &str, test: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("FRAMEPROBE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared"));
-    let p = root.join(sub);
+    let p = shared_root().join(sub);
     if p.exists() {
         return Some(p);
     }
@@ -64,6 +61,25 @@ pub fn shared(sub: &str, test: &str) -> Option<PathBuf> {
     assert!(!in_ci(), "{test}: {why}, and CI must have it");
     skip(test, &why);
     None
+}
+
+/// The root of the reference material (`../shared`, or `FRAMEPROBE_SHARED`).
+pub fn shared_root() -> PathBuf {
+    std::env::var_os("FRAMEPROBE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared"))
+}
+
+/// Headless Chromium for the report's browser test, when installed.
+pub fn chromium() -> Option<PathBuf> {
+    let fixed = PathBuf::from("/usr/bin/chromium");
+    if fixed.exists() {
+        return Some(fixed);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|n| dir.join(n)))
+        .find(|p| p.is_file())
 }
 
 pub fn run(args: &[&str]) -> Output {
