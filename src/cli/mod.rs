@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod doctor;
+mod examples;
 pub mod export;
 pub mod gate;
 pub mod gfxinfo;
@@ -36,24 +37,33 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Frames and jank per app and layer: counts, jank by cause, durations, blame.
+    #[command(after_help = examples::ANALYZE)]
     Analyze(analyze::AnalyzeArgs),
     /// One row per frame (with --janky, only the janky ones).
+    #[command(after_help = examples::FRAMES)]
     Frames(analyze::FramesArgs),
     /// What the trace holds for frame analysis, what each missing source costs and the trace
     /// config that adds it.
+    #[command(after_help = examples::DOCTOR)]
     Doctor(doctor::DoctorArgs),
     /// CI gate: evaluate limits on Macrobenchmark traces (exit 0 pass, 1 fail, 2 error).
+    #[command(after_help = examples::CHECK)]
     Check(gate::CheckArgs),
     /// CI gate: baseline vs candidate with bootstrap confidence intervals.
+    #[command(after_help = examples::COMPARE)]
     Compare(gate::CompareArgs),
     /// Run SQL over the trace's tables (named and shaped like Perfetto trace_processor's).
+    #[command(after_help = examples::QUERY)]
     Query(query::QueryArgs),
     /// Write the loaded tables to a SQLite file (for sqlite3, DuckDB, Datasette).
+    #[command(after_help = examples::EXPORT)]
     Export(export::ExportArgs),
     /// Recompute HWUI JankTracker verdicts from `dumpsys gfxinfo <pkg> framestats` output.
+    #[command(after_help = examples::GFXINFO)]
     Gfxinfo(gfxinfo::GfxinfoArgs),
     /// One self-contained HTML page: frame timelines, histograms, worst frames with blame;
     /// or baseline vs candidate distributions (--baseline/--candidate).
+    #[command(after_help = examples::REPORT)]
     Report(report::ReportArgs),
 }
 
