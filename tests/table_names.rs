@@ -1,5 +1,5 @@
-//! Tables shorten long layer names in the middle (`…`) to 60 characters; `--wide`, JSON and
-//! CSV keep them whole.
+//! Tables shorten long layer names in the middle (`…`) to fit the terminal (60 characters in a
+//! pipe); `--wide`, JSON and CSV keep them whole.
 
 mod common;
 
@@ -56,4 +56,48 @@ fn long_layer_names_are_shortened_in_tables_only() {
     assert!(long.iter().all(|l| !frames.contains(l.as_str())));
     let csv = stdout(&["frames", t, "-p", "system_server", "--format", "csv"]);
     assert!(long.iter().all(|l| csv.contains(l.as_str())));
+}
+
+/// With the terminal width in COLUMNS, names shrink just enough for every table row to fit,
+/// and stay whole when the terminal is wide enough.
+#[test]
+fn tables_fit_the_terminal_width() {
+    let Some(dir) = common::shared("traces", "tables_fit_the_terminal_width") else {
+        return;
+    };
+    let t = dir.join("androidx_api35_startup_cold_classinit.perfetto-trace");
+    let t = t.to_str().unwrap();
+    let run = |columns: &str| {
+        let out = std::process::Command::new(common::bin())
+            .args(["analyze", t, "-p", "system_server"])
+            .env("COLUMNS", columns)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let rows = |s: &str| -> usize {
+        s.lines()
+            .filter(|l| l.contains(" | "))
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap()
+    };
+    let wide = run("1000");
+    assert!(
+        rows(&wide) > 300,
+        "system_server's layer table is wider than 300 columns"
+    );
+    assert!(
+        !wide.contains('…'),
+        "a 1000-column terminal shows every name whole"
+    );
+    for columns in [260, 300] {
+        let fitted = run(&columns.to_string());
+        assert!(
+            rows(&fitted) <= columns,
+            "rows wider than {columns}:\n{fitted}"
+        );
+        assert!(fitted.contains('…'));
+    }
 }

@@ -1,6 +1,6 @@
 //! `frameprobe analyze TRACE...` and `frameprobe frames TRACE`.
 
-use crate::report::shorten::{shorten_report_names, NAME_WIDTH};
+use crate::report::shorten::{render_fitted, table_width};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,8 +40,9 @@ pub struct AnalyzeArgs {
     /// How many of the worst frames to explain per process.
     #[arg(long, default_value_t = 5)]
     pub top: usize,
-    /// Tables show names whole (by default a name over 60 characters is shortened in the
-    /// middle with `…`; JSON, CSV and Markdown always have them whole).
+    /// Tables show names whole (by default long names are shortened in the middle with `…`
+    /// to fit the terminal, or to 60 characters in a file or pipe; JSON, CSV and Markdown
+    /// always have them whole).
     #[arg(long)]
     pub wide: bool,
 }
@@ -59,8 +60,8 @@ pub struct FramesArgs {
     /// Only janky frames.
     #[arg(long)]
     pub janky: bool,
-    /// Tables show names whole (by default a name over 60 characters is shortened in the
-    /// middle with `…`).
+    /// Tables show names whole (by default long names are shortened in the middle with `…`
+    /// to fit the terminal, or to 60 characters in a file or pipe).
     #[arg(long)]
     pub wide: bool,
     /// table for people, markdown, csv (one row per frame) or json (with cause chains).
@@ -108,10 +109,8 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             for r in &reports {
                 let mut r = r.clone();
                 crate::report::visible::escape_report_names(&mut r);
-                if !a.wide {
-                    shorten_report_names(&mut r, NAME_WIDTH);
-                }
-                write!(out, "{}", analyze_text::render_table(&r))?;
+                let text = render_fitted(&r, a.wide, table_width(), analyze_text::render_table);
+                write!(out, "{text}")?;
             }
         }
         ReportFormat::Markdown => {
@@ -210,18 +209,16 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
-        ReportFormat::Table | ReportFormat::Markdown => {
-            let mut shown = r;
-            if a.format == ReportFormat::Table && !a.wide {
-                shorten_report_names(&mut shown, NAME_WIDTH);
-            }
-            let csv = analyze_csv::frames_csv(&shown);
-            let rows = times_for_people(split_csv(&csv));
-            if a.format == ReportFormat::Markdown {
-                write!(out, "{}", analyze_text::md_table(&rows))?;
-            } else {
-                writeln!(out, "{}", crate::report::grid(rows))?;
-            }
+        ReportFormat::Markdown => {
+            let rows = times_for_people(split_csv(&analyze_csv::frames_csv(&r)));
+            write!(out, "{}", analyze_text::md_table(&rows))?;
+        }
+        ReportFormat::Table => {
+            let text = render_fitted(&r, a.wide, table_width(), |shown| {
+                let rows = times_for_people(split_csv(&analyze_csv::frames_csv(shown)));
+                crate::report::grid(rows) + "\n"
+            });
+            write!(out, "{text}")?;
         }
     }
     Ok(ExitCode::SUCCESS)

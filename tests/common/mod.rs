@@ -82,9 +82,11 @@ pub fn chromium() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Runs frameprobe as in a pipe: no COLUMNS from the developer's shell changes its tables.
 pub fn run(args: &[&str]) -> Output {
     Command::new(bin())
         .args(args)
+        .env_remove("COLUMNS")
         .output()
         .expect("run frameprobe")
 }

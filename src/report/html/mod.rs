@@ -64,6 +64,7 @@ section.layer{margin:8px 0 20px 0;padding-left:12px;border-left:3px solid var(--
 table{border-collapse:collapse;font-size:13px}
 th,td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#eef1f4;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
+td:not(.n){overflow-wrap:anywhere;max-width:40em}
 table.kv th{width:13em}table.facts{max-width:620px}
 caption{text-align:left;font-weight:600;padding:2px 0 4px}
 details{border:1px solid var(--line);border-radius:4px;margin:6px 0;padding:4px 10px}
