@@ -119,16 +119,13 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             }
         }
         ReportFormat::Csv => {
-            for (i, r) in reports.iter().enumerate() {
-                let csv = analyze_csv::layers_csv(r);
-                // One header for all traces.
-                let body = if i == 0 {
-                    csv.as_str()
-                } else {
-                    csv.split_once('\n').map_or("", |x| x.1)
-                };
-                write!(out, "{body}")?;
-            }
+            // One header for all traces.
+            let rows = reports.iter().enumerate().flat_map(|(i, r)| {
+                analyze_csv::layers_rows(r)
+                    .into_iter()
+                    .skip(usize::from(i > 0))
+            });
+            write!(out, "{}", crate::report::csv_rows::to_csv(rows))?;
         }
     }
     Ok(if errors.is_empty() {
@@ -210,12 +207,12 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
         ReportFormat::Markdown => {
-            let rows = times_for_people(split_csv(&analyze_csv::frames_csv(&r)));
+            let rows = times_for_people(analyze_csv::frames_rows(&r));
             write!(out, "{}", analyze_text::md_table(&rows))?;
         }
         ReportFormat::Table => {
             let text = render_fitted(&r, a.wide, table_width(), |shown| {
-                let rows = times_for_people(split_csv(&analyze_csv::frames_csv(shown)));
+                let rows = times_for_people(analyze_csv::frames_rows(shown));
                 crate::report::grid(rows) + "\n"
             });
             write!(out, "{text}")?;
@@ -265,45 +262,4 @@ fn times_for_people(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
         }
     }
     rows
-}
-
-/// Splits our own CSV into records (quoted fields with doubled quotes; a quoted field may
-/// hold a line break, which a name from the trace can).
-fn split_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut cur = String::new();
-    let mut q = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, q) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', _) => q = !q,
-            (',', false) => row.push(std::mem::take(&mut cur)),
-            ('\n', false) => {
-                row.push(std::mem::take(&mut cur));
-                rows.push(std::mem::take(&mut row));
-            }
-            _ => cur.push(c),
-        }
-    }
-    if !cur.is_empty() || !row.is_empty() {
-        row.push(cur);
-        rows.push(row);
-    }
-    rows
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_records_keep_quoted_line_breaks() {
-        let rows = split_csv("a,b\n\"x\ny\",\"q\"\"\"\n");
-        assert_eq!(rows, vec![vec!["a", "b"], vec!["x\ny", "q\""]]);
-    }
 }

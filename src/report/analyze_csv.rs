@@ -1,11 +1,11 @@
 //! CSV for `analyze` (one row per process and layer) and `frames` (one row per frame).
 
 use super::causes_text::primary_cells;
+use super::csv_rows::to_csv;
 use crate::analysis::definitions::{Definition, FrameDefinitions};
 use crate::analysis::reconcile::Reconciliation;
 use crate::analysis::report_model::{AnalyzeReport, ProcessReport};
 use crate::analysis::summary::Dist;
-use crate::cli::output::csv_field;
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
@@ -25,6 +25,11 @@ fn dist_cells(d: &Option<Dist>) -> Vec<String> {
 }
 
 pub fn layers_csv(r: &AnalyzeReport) -> String {
+    to_csv(layers_rows(r))
+}
+
+/// The analyze CSV's header then one row per process and layer.
+pub fn layers_rows(r: &AnalyzeReport) -> Vec<Vec<String>> {
     let mut head = vec![
         "pid",
         "process",
@@ -56,7 +61,7 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
         }
     }
     head.extend(verdict_head());
-    let mut out = head.join(",") + "\n";
+    let mut out = vec![head];
     for p in &r.processes {
         for l in &p.layers {
             // Empty cells, never 0, where FrameTimeline classified nothing.
@@ -68,8 +73,8 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
             };
             let mut row = vec![
                 p.pid.to_string(),
-                csv_field(p.name.as_deref().unwrap_or("")),
-                csv_field(l.layer.as_deref().unwrap_or("")),
+                String::from(p.name.as_deref().unwrap_or("")),
+                String::from(l.layer.as_deref().unwrap_or("")),
                 l.frames.to_string(),
                 l.frames_with_timeline.to_string(),
                 opt(l.janky.as_ref().map(|c| c.frames)),
@@ -87,8 +92,7 @@ pub fn layers_csv(r: &AnalyzeReport) -> String {
             row.extend(dist_cells(&l.durations.overrun_ms));
             row.extend(top_cause_cells(p, l.layer.as_deref()));
             row.extend(verdict_cells(r, p, layer_table(p, &l.layer)));
-            out.push_str(&row.join(","));
-            out.push('\n');
+            out.push(row);
         }
     }
     out
@@ -159,15 +163,22 @@ fn flag(d: &FrameDefinitions, k: Definition) -> String {
 }
 
 pub fn frames_csv(r: &AnalyzeReport) -> String {
-    let mut out = String::from("pid,process,layer,frame_id,ts,ts_rel_ms,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types,budget_ms,budget_source,vsync_period_ms,refresh_hz,missed_vsyncs,ft_janky,stdlib_was_jank,hwui_deadline_janky,mb_counted,mb_late,mb_why_not,vitals_slow,vitals_frozen,over_budget,rules,disagreement,primary_cause,primary_cause_ms,cause_window_ms\n");
+    to_csv(frames_rows(r))
+}
+
+const FRAME_COLUMNS: &str = "pid,process,layer,frame_id,ts,ts_rel_ms,dur_ms,ui_ms,cpu_ms,overrun_ms,jank_tag,jank_type,present_type,on_time_finish,janky,display_frame_token,buffer_confidence,gpu_wait_ms,sf_ms,hwui_janky,hwui_janky_legacy,hwui_jank_types,budget_ms,budget_source,vsync_period_ms,refresh_hz,missed_vsyncs,ft_janky,stdlib_was_jank,hwui_deadline_janky,mb_counted,mb_late,mb_why_not,vitals_slow,vitals_frozen,over_budget,rules,disagreement,primary_cause,primary_cause_ms,cause_window_ms";
+
+/// The frames CSV's header then one row per frame.
+pub fn frames_rows(r: &AnalyzeReport) -> Vec<Vec<String>> {
+    let mut out = vec![FRAME_COLUMNS.split(',').map(String::from).collect()];
     for p in &r.processes {
         for f in &p.all_frames {
             let b = f.buffer.as_ref();
             let [cause, cause_ms, window_ms] = primary_cells(f.causes.as_ref());
             let row = [
                 p.pid.to_string(),
-                csv_field(p.name.as_deref().unwrap_or("")),
-                csv_field(f.layer.as_deref().unwrap_or("")),
+                String::from(p.name.as_deref().unwrap_or("")),
+                String::from(f.layer.as_deref().unwrap_or("")),
                 opt(f.frame_id),
                 f.ts.to_string(),
                 f.ts_rel_ms.to_string(),
@@ -175,9 +186,9 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                 opt(f.ui_ms),
                 opt(f.cpu_ms),
                 opt(f.overrun_ms),
-                csv_field(f.jank_tag.as_deref().unwrap_or("")),
-                csv_field(f.jank_type.as_deref().unwrap_or("")),
-                csv_field(f.present_type.as_deref().unwrap_or("")),
+                String::from(f.jank_tag.as_deref().unwrap_or("")),
+                String::from(f.jank_type.as_deref().unwrap_or("")),
+                String::from(f.present_type.as_deref().unwrap_or("")),
                 opt(f.on_time_finish.map(|b| b as i32)),
                 (f.janky as i32).to_string(),
                 opt(f.display_frame_token),
@@ -192,13 +203,13 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                     .map(|s| s.dur as f64 / 1e6)),
                 opt(f.hwui.as_ref().map(|h| h.janky as i32)),
                 opt(f.hwui.as_ref().map(|h| h.janky_legacy as i32)),
-                csv_field(
+                String::from(
                     &f.hwui
                         .as_ref()
                         .map_or(String::new(), |h| h.jank_types.join(";")),
                 ),
                 f.budget_ms.to_string(),
-                csv_field(f.budget_source),
+                f.budget_source.to_string(),
                 f.vsync_period_ms.to_string(),
                 f.refresh_hz.to_string(),
                 opt(f.missed_vsyncs),
@@ -207,7 +218,7 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                 flag(&f.definitions, Definition::Hwui),
                 i32::from(f.definitions.macrobenchmark.considered).to_string(),
                 flag(&f.definitions, Definition::Macrobenchmark),
-                csv_field(if f.definitions.macrobenchmark.considered {
+                String::from(if f.definitions.macrobenchmark.considered {
                     ""
                 } else {
                     &f.definitions.macrobenchmark.why
@@ -219,8 +230,8 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                     .considered
                     .then(|| i32::from(f.definitions.vitals.rules.contains(&"vitals.frozen")))),
                 flag(&f.definitions, Definition::OverBudget),
-                csv_field(&f.definitions.rule_ids().join(";")),
-                csv_field(
+                String::from(&f.definitions.rule_ids().join(";")),
+                String::from(
                     f.definitions
                         .disagreement
                         .as_ref()
@@ -230,8 +241,7 @@ pub fn frames_csv(r: &AnalyzeReport) -> String {
                 cause_ms,
                 window_ms,
             ];
-            out.push_str(&row.join(","));
-            out.push('\n');
+            out.push(Vec::from(row));
         }
     }
     out

@@ -3,7 +3,9 @@
 pub mod analyze_csv;
 pub mod analyze_text;
 pub mod causes_text;
+pub mod csv_rows;
 pub mod doctor_text;
+pub mod gfxinfo;
 pub mod html;
 pub mod shorten;
 pub mod stream_grid;
