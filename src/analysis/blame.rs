@@ -5,10 +5,11 @@
 
 use serde::Serialize;
 
-use super::frames::Frame;
+use super::frame_model::Frame;
 use super::index::{Index, Span};
 use super::jank;
 use super::thread_state::{StateSplit, ThreadStateIndex};
+use super::units::ms;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -87,15 +88,6 @@ impl From<StateSplit> for StateSplitMs {
             unknown_ms: ms(s.unknown_ns),
         }
     }
-}
-
-pub fn ms(ns: i64) -> f64 {
-    (ns as f64 / 1e4).round() / 100.0
-}
-
-/// Milliseconds from `start` to `ts`, to the microsecond.
-pub fn ms_since(ts: i64, start: i64) -> f64 {
-    (ts.saturating_sub(start) as f64 / 1e3).round() / 1e3
 }
 
 /// FrameTimeline's verdict mapped to the responsible side.

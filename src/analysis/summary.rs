@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::blame::ms;
 use super::definitions::over_budget;
+use super::frame_model::Frame;
 use super::frame_timing::percentile;
-use super::frames::Frame;
 use super::index::{Index, Phase};
 use super::jank;
+use super::units::ms;
 
 /// A distribution in milliseconds (P50..P99 by linear interpolation, as Macrobenchmark).
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -8,7 +8,8 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::output::{csv_field, Format};
-use crate::gfxinfo::jank_tracker::{dequeue_forgiveness_ns, FrameVerdict, JankType};
+use crate::gfxinfo::jank_tracker::{dequeue_forgiveness_ns, FrameVerdict};
+use crate::gfxinfo::jank_type::JankType;
 use crate::gfxinfo::parser::{self, PrintedSummary, StartIntervalOrder, SummarySource};
 use crate::gfxinfo::replay::{self, FrameReport, IntervalSource, ReplayOptions, WindowReport};
 use crate::gfxinfo::summary::{Counter, Summary};
