@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # name | source files | integration tests run in the second pass
 MODULES=(
   "frame_timeline|src/import/frame_timeline.rs|frame_timeline_tags seed_sql_frame_timeline frame_timeline_real_traces oracle_frame_timeline"
-  "jank|src/analysis/jank.rs|frame_timeline_tags"
+  "jank|src/analysis/jank.rs src/trace/frame_timeline_vocab.rs|frame_timeline_tags"
   "frames|src/analysis/frames.rs src/analysis/frame_model.rs|analyze_synthetic"
   "macrobenchmark|src/analysis/macrobenchmark.rs|process_identity_real_traces"
   "frame_timing|src/analysis/frame_timing.rs|process_identity_real_traces"

@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use super::frame_model::Frame;
 use super::index::{Index, Span};
-use super::jank;
 use super::thread_state::{StateSplit, ThreadStateIndex};
 use super::units::ms;
+use crate::trace::frame_timeline_vocab::jank_reasons;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -106,7 +106,7 @@ pub fn side_of(frame: &Frame, budget_ns: i64) -> (Side, Vec<&'static str>) {
             Vec::new(),
         );
     };
-    let reasons = jank::jank_reasons(t.jank_mask);
+    let reasons = jank_reasons(t.jank_mask);
     let has = |r: &str| reasons.contains(&r);
     let side = match t.jank_tag.as_str() {
         "Self Jank" => Side::App,

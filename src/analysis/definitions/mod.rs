@@ -307,7 +307,7 @@ impl FrameDefinitions {
 
 /// FrameTimeline's verdict from the surface frame's jank tag.
 pub fn frame_timeline(tag: Option<&str>, jank_type: &str) -> Verdict {
-    use super::jank::*;
+    use crate::trace::frame_timeline_vocab::*;
     let Some(tag) = tag else {
         return Verdict::absent("ft.absent", "no FrameTimeline actual surface frame".into());
     };
