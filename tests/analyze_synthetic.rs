@@ -3,7 +3,7 @@
 
 mod common;
 
-use frameprobe::synth::{generate, PlannedFrame, SynthConfig};
+use frameprobe_tools::synth::{generate, PlannedFrame, SynthConfig};
 use serde_json::Value;
 
 fn write_trace(name: &str, cfg: &SynthConfig) -> (std::path::PathBuf, Vec<PlannedFrame>) {

@@ -74,7 +74,7 @@ fn truncation_at_many_offsets_keeps_every_complete_packet() {
 fn random_bytes_give_a_one_line_error_and_exit_2() {
     let dir = std::env::temp_dir().join(format!("frameprobe-garbage-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut rng = frameprobe::synth::Rng::new(99);
+    let mut rng = frameprobe::rng::Rng::new(99);
     for i in 0..20 {
         let bytes: Vec<u8> = (0..(i * 37 + 5)).map(|_| rng.next_u64() as u8).collect();
         let p = dir.join(format!("g{i}.bin"));

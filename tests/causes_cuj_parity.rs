@@ -12,7 +12,7 @@ use frameprobe::analysis::causes::{blocking_calls, context::Ctx};
 use frameprobe::analysis::index::Index;
 use frameprobe::analysis::thread_state::ThreadStateIndex;
 use frameprobe::import::{load, LoadOptions};
-use frameprobe::synth::causes;
+use frameprobe_tools::synth::causes;
 
 type Totals = BTreeMap<i64, BTreeMap<String, (i64, usize)>>;
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use frameprobe::synth::causes::{self, Cause, PlantedTrace};
+use frameprobe_tools::synth::causes::{self, Cause, PlantedTrace};
 
 fn write(name: &str, t: &PlantedTrace) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("frameprobe-causes-fmt-{}", std::process::id()));

@@ -1,10 +1,10 @@
-//! Frame causes end to end on the planted-causes trace (`frameprobe::synth::causes`): each
+//! Frame causes end to end on the planted-causes trace (`frameprobe_tools::synth::causes`): each
 //! janky frame's primary cause and its milliseconds are the plan's, the chain tiles the
 //! frame's window, and each link carries the evidence the plan put there.
 
 mod common;
 
-use frameprobe::synth::causes::{self, Cause, PlantedTrace};
+use frameprobe_tools::synth::causes::{self, Cause, PlantedTrace};
 use serde_json::Value;
 
 fn write(name: &str, t: &PlantedTrace) -> std::path::PathBuf {

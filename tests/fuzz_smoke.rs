@@ -3,7 +3,7 @@
 
 #[test]
 fn mutated_traces_never_panic() {
-    let mut seeds = frameprobe::fuzz::generated_seeds();
+    let mut seeds = frameprobe_tools::fuzz::generated_seeds();
     seeds.push(
         std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -11,7 +11,7 @@ fn mutated_traces_never_panic() {
         ))
         .unwrap(),
     );
-    let (n, findings) = frameprobe::fuzz::campaign(&seeds, 400, 7);
+    let (n, findings) = frameprobe_tools::fuzz::campaign(&seeds, 400, 7);
     assert_eq!(n, 400);
     let msgs: Vec<_> = findings
         .iter()

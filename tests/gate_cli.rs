@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use frameprobe::analysis::definitions::METRIC_VERSION;
-use frameprobe::synth::{generate, SynthConfig};
+use frameprobe_tools::synth::{generate, SynthConfig};
 use serde_json::Value;
 
 fn write_set(dir: &Path, name: &str, seeds: &[u64], cfg: &SynthConfig) -> PathBuf {

@@ -686,7 +686,7 @@ fn dash_means_standard_output_everywhere() {
 #[test]
 fn table_output_shows_control_characters_as_escapes() {
     let evil = "evil\x1b]0;pwned\x07\x1b[2J\x1b[31mred\r\nsplit";
-    let t = frameprobe::synth::generate(&frameprobe::synth::SynthConfig {
+    let t = frameprobe_tools::synth::generate(&frameprobe_tools::synth::SynthConfig {
         frames: 12,
         process_name: evil.to_string(),
         ..Default::default()
@@ -793,7 +793,7 @@ fn analyze_and_compare_report_a_bad_trace_and_evaluate_the_others() {
     // Issue item 1: one trace's failure is that trace's (exit 2 at the end); the others are
     // still analyzed / compared. `analyze` used to stop at the first unreadable trace.
     let d = scratch("many");
-    let cfg = frameprobe::synth::SynthConfig {
+    let cfg = frameprobe_tools::synth::SynthConfig {
         frames: 60,
         ..Default::default()
     };
@@ -801,7 +801,7 @@ fn analyze_and_compare_report_a_bad_trace_and_evaluate_the_others() {
         let set = d.join(dir);
         std::fs::create_dir_all(&set).unwrap();
         for (i, seed) in seeds.iter().enumerate() {
-            let t = frameprobe::synth::generate(&frameprobe::synth::SynthConfig {
+            let t = frameprobe_tools::synth::generate(&frameprobe_tools::synth::SynthConfig {
                 seed: *seed,
                 ..cfg.clone()
             });

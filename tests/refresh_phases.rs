@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use frameprobe::synth::{generate, PlannedFrame, SynthConfig};
+use frameprobe_tools::synth::{generate, PlannedFrame, SynthConfig};
 use serde_json::Value;
 
 fn cfg(counters: bool) -> SynthConfig {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use frameprobe::synth::{generate, SynthConfig};
+use frameprobe_tools::synth::{generate, SynthConfig};
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 2000;

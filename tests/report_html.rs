@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use frameprobe::synth::{generate, SynthConfig};
+use frameprobe_tools::synth::{generate, SynthConfig};
 use serde_json::Value;
 
 fn tmp(tag: &str) -> PathBuf {

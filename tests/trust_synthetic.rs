@@ -7,8 +7,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use frameprobe::synth::{generate, SynthConfig};
 use frameprobe::trace::wire::{put_field, Fields, Value};
+use frameprobe_tools::synth::{generate, SynthConfig};
 use serde_json::Value as Json;
 
 fn write(name: &str, bytes: &[u8]) -> PathBuf {

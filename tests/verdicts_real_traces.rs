@@ -9,7 +9,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use frameprobe::analysis::jank;
+use frameprobe::trace::frame_timeline_vocab::{surface_frame_jank_tag, TAG_OTHER, TAG_SELF};
 use serde_json::Value;
 
 fn json(args: &[&str]) -> Value {
@@ -126,8 +126,8 @@ fn api35_systemui_reconciliation_adds_up() {
     let janky: u64 = hist
         .iter()
         .filter(|(m, _)| {
-            let tag = jank::surface_frame_jank_tag(**m, Some(1));
-            tag == jank::TAG_SELF || tag == jank::TAG_OTHER
+            let tag = surface_frame_jank_tag(**m, Some(1));
+            tag == TAG_SELF || tag == TAG_OTHER
         })
         .map(|(_, n)| n)
         .sum();

@@ -5,10 +5,11 @@
 
 use serde::Serialize;
 
-use super::frames::Frame;
+use super::frame_model::Frame;
 use super::index::{Index, Span};
-use super::jank;
 use super::thread_state::{StateSplit, ThreadStateIndex};
+use super::units::ms;
+use crate::trace::frame_timeline_vocab::jank_reasons;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -89,15 +90,6 @@ impl From<StateSplit> for StateSplitMs {
     }
 }
 
-pub fn ms(ns: i64) -> f64 {
-    (ns as f64 / 1e4).round() / 100.0
-}
-
-/// Milliseconds from `start` to `ts`, to the microsecond.
-pub fn ms_since(ts: i64, start: i64) -> f64 {
-    (ts.saturating_sub(start) as f64 / 1e3).round() / 1e3
-}
-
 /// FrameTimeline's verdict mapped to the responsible side.
 pub fn side_of(frame: &Frame, budget_ns: i64) -> (Side, Vec<&'static str>) {
     let Some(t) = &frame.timeline else {
@@ -114,7 +106,7 @@ pub fn side_of(frame: &Frame, budget_ns: i64) -> (Side, Vec<&'static str>) {
             Vec::new(),
         );
     };
-    let reasons = jank::jank_reasons(t.jank_mask);
+    let reasons = jank_reasons(t.jank_mask);
     let has = |r: &str| reasons.contains(&r);
     let side = match t.jank_tag.as_str() {
         "Self Jank" => Side::App,

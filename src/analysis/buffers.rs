@@ -3,64 +3,8 @@
 //! made by layer and time (the buffer dequeued while the RenderThread drew the frame), then
 //! followed by buffer id and frame number through the GPU_ and SF_ phases.
 
-use serde::Serialize;
-
-use super::frames::Frame;
+use super::frame_model::{BufferMatch, Confidence, Frame};
 use super::index::{Index, Phase, PhaseSlice, Span};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Confidence {
-    /// The buffer was dequeued and queued inside the frame's DrawFrame.
-    High,
-    /// Only the start (dequeue) or only the GPU phase lines up with the frame.
-    Medium,
-    /// Matched by the FrameTimeline span alone.
-    Low,
-}
-
-impl Confidence {
-    /// The word written in every output (the serde name).
-    pub fn name(self) -> &'static str {
-        match self {
-            Confidence::High => "high",
-            Confidence::Medium => "medium",
-            Confidence::Low => "low",
-        }
-    }
-}
-
-impl BufferMatch {
-    /// "buffer 11, frame 6296", naming only the ids FrameTracer gave.
-    pub fn ids(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(b) = self.buffer_id {
-            parts.push(format!("buffer {b}"));
-        }
-        if let Some(f) = self.frame_number {
-            parts.push(format!("frame {f}"));
-        }
-        if parts.is_empty() {
-            "buffer without id".to_string()
-        } else {
-            parts.join(", ")
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct BufferMatch {
-    pub layer: String,
-    pub buffer_id: Option<u32>,
-    pub frame_number: Option<i64>,
-    /// APP_: the producer held the buffer (dequeue -> queue).
-    pub app: Option<Span>,
-    /// GPU_: waiting for the producer's fence (queue -> acquire fence signalled).
-    pub gpu: Option<Span>,
-    /// SF_: SurfaceFlinger from latch to present.
-    pub sf: Option<Span>,
-    pub confidence: Confidence,
-}
 
 /// Layers of FrameTracer that belong to the frame's FrameTimeline layer (names can differ by a
 /// "TX - " prefix) or, without one, to its process name.

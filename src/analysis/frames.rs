@@ -1,4 +1,5 @@
-//! The frame model: one row per app frame, per process and layer, joining the UI thread's
+//! Builds the frame model ([`super::frame_model`]): one row per app frame, per process and
+//! layer, joining the UI thread's
 //! doFrame, the RenderThread's DrawFrame, the expected and actual surface frames, the display
 //! frame that presented it, and the FrameTracer phases of its buffer.
 //!
@@ -8,88 +9,10 @@
 
 use std::collections::HashMap;
 
-use super::buffers::{match_buffer, BufferMatch};
+use super::buffers::match_buffer;
+use super::frame_model::{DisplayFrame, Frame, Timeline};
 use super::index::{frame_id_of, Index, Span};
 use crate::store::{FrameTimelineRow, Store, Upid};
-
-/// The FrameTimeline facts of a frame.
-#[derive(Debug, Clone)]
-pub struct Timeline {
-    pub actual: Span,
-    pub expected: Option<Span>,
-    pub token: i64,
-    pub display_token: i64,
-    pub jank_type: String,
-    pub jank_mask: i32,
-    pub jank_tag: String,
-    pub present_type: String,
-    pub on_time_finish: bool,
-    pub gpu_composition: bool,
-    pub prediction_type: String,
-    /// The display frame (SurfaceFlinger) that presented this surface frame.
-    pub display: Option<DisplayFrame>,
-}
-
-#[derive(Debug, Clone)]
-pub struct DisplayFrame {
-    pub span: Span,
-    pub jank_type: String,
-    pub jank_tag: String,
-    pub present_type: String,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Frame {
-    pub upid: Upid,
-    pub layer: Option<String>,
-    /// Vsync id / FrameTimeline token.
-    pub frame_id: Option<i64>,
-    /// Start and end of the frame: the actual surface frame, else doFrame start to the end
-    /// of the last DrawFrame.
-    pub ts: i64,
-    pub dur: i64,
-    pub ui: Option<Span>,
-    pub rt: Option<Span>,
-    pub timeline: Option<Timeline>,
-    pub buffer: Option<BufferMatch>,
-}
-
-impl Frame {
-    /// UI thread time: the doFrame duration.
-    pub fn ui_ns(&self) -> Option<i64> {
-        self.ui.filter(|u| u.complete()).map(|u| u.dur)
-    }
-
-    /// CPU time as Macrobenchmark defines it: RenderThread end minus UI start.
-    pub fn cpu_ns(&self) -> Option<i64> {
-        let (u, r) = (self.ui?, self.rt?);
-        (u.complete() && r.complete()).then(|| r.end() - u.ts)
-    }
-
-    /// Overrun as Macrobenchmark defines it: max(actual end, RenderThread end) - expected end.
-    pub fn overrun_ns(&self) -> Option<i64> {
-        let t = self.timeline.as_ref()?;
-        let x = t.expected?;
-        if !t.actual.complete() || !x.complete() {
-            return None;
-        }
-        let end = self
-            .rt
-            .filter(|r| r.complete())
-            .map_or(t.actual.end(), |r| r.end().max(t.actual.end()));
-        Some(end - x.end())
-    }
-
-    /// Janky by FrameTimeline: the user could see it (self, other, dropped).
-    pub fn ft_janky(&self) -> bool {
-        self.timeline.as_ref().is_some_and(|t| {
-            matches!(
-                t.jank_tag.as_str(),
-                "Self Jank" | "Other Jank" | "Dropped Frame"
-            )
-        })
-    }
-}
 
 fn span_of(store: &Store, id: u32) -> Span {
     let r = &store.slices[id as usize];

@@ -20,10 +20,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::blame::ms;
 use super::buffers::match_buffer;
-use super::frames::Frame;
+use super::frame_model::Frame;
 use super::index::{frame_id_of, Index, Span};
+use super::units::ms;
 use crate::gfxinfo::frame_info::{FrameInfo, FrameInfoIndex as I};
 use crate::gfxinfo::jank_tracker::{FrameVerdict, JankTracker, JankTrackerConfig};
 use crate::gfxinfo::profile_data::ProfileData;
@@ -404,7 +404,7 @@ pub struct HwuiSummary {
 
 impl HwuiSummary {
     fn new(data: &ProfileData, interval_ns: i64) -> Self {
-        use crate::gfxinfo::jank_tracker::JankType as J;
+        use crate::gfxinfo::jank_type::JankType as J;
         let s = Summary::from_data(data);
         let t = |j: J| s.jank_types[j as usize];
         HwuiSummary {
@@ -648,7 +648,7 @@ pub fn judge_process(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gfxinfo::jank_tracker::JankType;
+    use crate::gfxinfo::jank_type::JankType;
 
     const B: i64 = 1_000_000_000;
     const INTERVAL: i64 = 16_000_000;

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::frames::Frame;
+use super::frame_model::Frame;
 use super::index::Index;
 use crate::store::Upid;
 

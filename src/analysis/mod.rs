@@ -6,6 +6,7 @@ pub mod buffers;
 pub mod causes;
 pub mod definitions;
 pub mod doctor;
+pub mod frame_model;
 pub mod frame_timing;
 pub mod frames;
 pub mod glob;
@@ -27,16 +28,17 @@ pub mod stdlib;
 pub mod summary;
 pub mod thread_state;
 pub mod trust;
+pub mod units;
 
 use std::collections::{BTreeMap, HashSet};
 
 use crate::store::android_version::{parse_fingerprint, sdk_for_release};
 use crate::store::{MetaValue, Store, Upid};
-use blame::{ms, ms_since};
-use frames::Frame;
+use frame_model::Frame;
 use index::Index;
 use report_model::*;
 use thread_state::ThreadStateIndex;
+use units::{ms, ms_since};
 
 /// What to analyze and how much detail to return.
 #[derive(Debug, Clone, Default)]

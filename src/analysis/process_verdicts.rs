@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashSet};
 use super::definitions::mb_frames::{self, MbMapping};
 use super::definitions::over_budget;
 use super::definitions::{self, Definition, FrameDefinitions, FrameFacts};
+use super::frame_model::Frame;
 use super::frame_timing::MbInput;
-use super::frames::Frame;
 use super::hwui::{self, ProcessHwui};
 use super::index::Index;
 use super::perfetto_stats::StdlibStats;
@@ -240,7 +240,7 @@ fn worst_order_by(frames: &[Frame], timing: &[FrameTiming], missed: &[Option<u32
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::frames::Timeline;
+    use crate::analysis::frame_model::Timeline;
     use crate::analysis::index::Span;
 
     const P60: i64 = 16_666_667;

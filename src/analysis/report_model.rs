@@ -4,9 +4,9 @@
 use serde::Serialize;
 
 use super::blame::Blame;
-use super::buffers::BufferMatch;
 use super::causes::{CauseChain, CausesSummary};
 use super::definitions::FrameDefinitions;
+use super::frame_model::BufferMatch;
 use super::hwui::{HwuiFrame, HwuiSummary};
 use super::inventory::FrameProcess;
 use super::reconcile::Reconciliation;

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::blame::ms;
 use super::definitions::over_budget;
+use super::frame_model::Frame;
 use super::frame_timing::percentile;
-use super::frames::Frame;
 use super::index::{Index, Phase};
-use super::jank;
+use super::units::ms;
+use crate::trace::frame_timeline_vocab::jank_reasons;
 
 /// A distribution in milliseconds (P50..P99 by linear interpolation, as Macrobenchmark).
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -116,7 +116,7 @@ pub fn summarize(
     for f in &with_tl {
         let t = f.timeline.as_ref().unwrap();
         *by_tag.entry(t.jank_tag.clone()).or_default() += 1;
-        for r in jank::jank_reasons(t.jank_mask) {
+        for r in jank_reasons(t.jank_mask) {
             *by_reason.entry(r.to_string()).or_default() += 1;
         }
     }

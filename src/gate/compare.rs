@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::measure::Iteration;
 use super::metrics::{resample, Metric};
-use crate::synth::Rng;
+use crate::rng::Rng;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Thresholds {

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::analysis::frame_model;
 use crate::analysis::frame_timing;
 use crate::analysis::frames;
 use crate::analysis::index::Index;
@@ -180,7 +181,7 @@ fn analyzed(store: &crate::store::Store, path: &Path, upids: &[u32]) -> super::a
 fn trust_reasons(
     store: &crate::store::Store,
     idx: &Index<'_>,
-    model: &std::collections::HashMap<u32, Vec<frames::Frame>>,
+    model: &std::collections::HashMap<u32, Vec<frame_model::Frame>>,
     upids: &[u32],
 ) -> Vec<Reason> {
     let srcs = crate::analysis::sources(store);

@@ -2,7 +2,7 @@
 //! pooled the way Macrobenchmark pools them (every frame of every iteration in one list).
 
 use crate::analysis::frame_timing::percentile;
-use crate::synth::Rng;
+use crate::rng::Rng;
 
 use super::analyzed::AnalyzedMetric;
 use super::measure::Iteration;

@@ -14,58 +14,8 @@
 //! [`FrameInfo`] records, so the same tracker can judge frames rebuilt from a trace.
 
 use super::frame_info::{flags, FrameInfo, FrameInfoIndex as I};
+use super::jank_type::JankType;
 use super::profile_data::ProfileData;
-
-/// HWUI's `JankType`, in its order (the order of the `Number ...` lines).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum JankType {
-    MissedVsync,
-    HighInputLatency,
-    SlowUi,
-    SlowSync,
-    SlowRt,
-    MissedDeadline,
-    MissedDeadlineLegacy,
-}
-
-impl JankType {
-    pub const COUNT: usize = 7;
-    pub const ALL: [JankType; Self::COUNT] = [
-        Self::MissedVsync,
-        Self::HighInputLatency,
-        Self::SlowUi,
-        Self::SlowSync,
-        Self::SlowRt,
-        Self::MissedDeadline,
-        Self::MissedDeadlineLegacy,
-    ];
-
-    /// frameprobe's key (JSON summary and `jank_types`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Self::MissedVsync => "missed_vsync",
-            Self::HighInputLatency => "high_input_latency",
-            Self::SlowUi => "slow_ui_thread",
-            Self::SlowSync => "slow_bitmap_uploads",
-            Self::SlowRt => "slow_issue_draw_commands",
-            Self::MissedDeadline => "frame_deadline_missed",
-            Self::MissedDeadlineLegacy => "frame_deadline_missed_legacy",
-        }
-    }
-
-    /// The name in HWUI's `Number <name>: N` summary line.
-    pub fn hwui_name(self) -> &'static str {
-        match self {
-            Self::MissedVsync => "Missed Vsync",
-            Self::HighInputLatency => "High input latency",
-            Self::SlowUi => "Slow UI thread",
-            Self::SlowSync => "Slow bitmap uploads",
-            Self::SlowRt => "Slow issue draw commands",
-            Self::MissedDeadline => "Frame deadline missed",
-            Self::MissedDeadlineLegacy => "Frame deadline missed (legacy)",
-        }
-    }
-}
 
 /// One of JankTracker's COMPARISONS: a span of the frame and the share of the frame
 /// interval it may take before it is named as a cause of a janky frame.

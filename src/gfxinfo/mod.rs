@@ -2,6 +2,7 @@
 //!
 //! - [`frame_info`]: HWUI's per-frame record and `FrameInfo::duration`;
 //! - [`jank_tracker`]: JankTracker's state machine (deadline path, legacy path, COMPARISONS);
+//! - [`jank_type`]: HWUI's jank types, shared by the tracker and the counters;
 //! - [`profile_data`]: the counters, histograms and percentiles `dumpsys` prints;
 //! - [`metrics`]: FrameMetrics durations and androidx JankStats' verdict per frame;
 //! - [`parser`]: reading `dumpsys gfxinfo ... framestats` text into windows and rows;
@@ -10,6 +11,7 @@
 
 pub mod frame_info;
 pub mod jank_tracker;
+pub mod jank_type;
 pub mod metrics;
 pub mod parser;
 pub mod profile_data;

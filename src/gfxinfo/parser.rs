@@ -15,7 +15,7 @@
 //! is reported as [`Diagnostic`]s naming the line; the rest of the dump is still read.
 
 use super::frame_info::{FrameInfo, FrameInfoIndex};
-use super::jank_tracker::JankType;
+use super::jank_type::JankType;
 use super::GfxinfoError;
 
 const BLOCK_MARKER: &str = "---PROFILEDATA---";

@@ -2,7 +2,7 @@
 //! platform's bucketing and percentile search reproduced bit for bit (unsigned wrap-around
 //! and truncating casts included), so percentiles match what the device printed.
 
-use super::jank_tracker::JankType;
+use super::jank_type::JankType;
 
 /// A frame of ≤ this many ms goes to bucket 0.
 const BUCKET_MIN_THRESHOLD: u32 = 5;

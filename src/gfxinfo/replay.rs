@@ -307,7 +307,7 @@ pub fn replay(dump: &Dump, opts: &ReplayOptions) -> Vec<WindowReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gfxinfo::jank_tracker::JankType;
+    use crate::gfxinfo::jank_type::JankType;
     use crate::gfxinfo::parser::parse;
 
     const MS: i64 = 1_000_000;

@@ -1,7 +1,7 @@
 //! The per-window summary in the shape `dumpsys gfxinfo` prints it, recomputed or printed,
 //! and the list of counters both are compared on.
 
-use super::jank_tracker::JankType;
+use super::jank_type::JankType;
 use super::parser::{PrintedSummary, PERCENTILES};
 use super::profile_data::{HistogramEntry, ProfileData};
 

@@ -9,7 +9,6 @@ use std::collections::{HashMap, HashSet};
 use prost::Message;
 
 use super::Ctx;
-use crate::analysis::jank;
 use crate::protos::frame_timeline_event::{
     ActualDisplayFrameStart, ActualSurfaceFrameStart, Event, ExpectedDisplayFrameStart,
     ExpectedSurfaceFrameStart,
@@ -18,6 +17,7 @@ use crate::protos::FrameTimelineEvent;
 use crate::store::args::{ArgValue, ArgsBuilder};
 use crate::store::tracks::TrackSpec;
 use crate::store::{EventType, FlowRow, FrameTimelineRow, Severity, SliceId, TrackScope, Upid};
+use crate::trace::frame_timeline_vocab as jank;
 
 const EXPECTED_KIND: &str = "android_expected_frame_timeline";
 const ACTUAL_KIND: &str = "android_actual_frame_timeline";

@@ -2,6 +2,7 @@
 //! timestamp-ordered events for the importers.
 
 pub mod clock;
+pub mod frame_timeline_vocab;
 pub mod interned;
 pub mod limits;
 pub mod power_rails;

@@ -5,7 +5,7 @@
 
 use super::context::Ctx;
 use super::model::{BinderDetail, SliceRef};
-use crate::analysis::blame::ms;
+use crate::analysis::units::ms;
 use crate::store::SliceId;
 
 /// How many of the server's slices are listed.

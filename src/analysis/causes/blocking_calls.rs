@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::context::Ctx;
-use crate::analysis::blame::ms;
 use crate::analysis::glob::glob;
+use crate::analysis::units::ms;
 use crate::store::{SliceId, Utid};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use super::context::Ctx;
 use super::model::{CpuDetail, ThreadMs};
 use super::timeline::Piece;
-use crate::analysis::blame::ms;
 use crate::analysis::thread_state::Kind as State;
+use crate::analysis::units::ms;
 use crate::store::trace_info::CpuDescription;
 use crate::store::{Store, TrackScope, Utid};
 

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::context::Ctx;
-use crate::analysis::frames::Frame;
+use crate::analysis::frame_model::Frame;
 use crate::analysis::index::{frame_id_of, Span};
 use crate::store::{SliceId, Upid};
 

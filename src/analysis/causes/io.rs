@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::context::Ctx;
 use super::model::{IoDetail, NamedMs};
 use super::timeline::Piece;
-use crate::analysis::blame::ms;
+use crate::analysis::units::ms;
 
 /// How many blocked functions are listed.
 const FUNCTIONS: usize = 3;

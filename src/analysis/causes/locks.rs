@@ -7,8 +7,8 @@
 use super::binder::slice_ref;
 use super::context::Ctx;
 use super::model::{LockDetail, SliceRef};
-use crate::analysis::blame::ms;
 use crate::analysis::monitor_contention_name as mc;
+use crate::analysis::units::ms;
 use crate::store::{SliceId, Utid};
 
 /// How many of the owner's slices are listed.

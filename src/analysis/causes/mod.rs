@@ -29,9 +29,9 @@ pub mod wakeups;
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 
-use super::blame::ms;
-use super::frames::Frame;
+use super::frame_model::Frame;
 use super::index::Span;
+use super::units::ms;
 use categories::Category;
 use context::Ctx;
 use frame_slices::FrameSlices;
@@ -700,7 +700,7 @@ impl Aggregate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::frames::Timeline;
+    use crate::analysis::frame_model::Timeline;
 
     fn span(id: u32, ts: i64, dur: i64) -> Span {
         Span { id, ts, dur }

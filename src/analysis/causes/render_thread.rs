@@ -6,8 +6,8 @@
 use super::categories::Category;
 use super::model::{GpuDetail, Link, NamedMs};
 use super::timeline::Piece;
-use crate::analysis::blame::ms;
-use crate::analysis::frames::Frame;
+use crate::analysis::frame_model::Frame;
+use crate::analysis::units::ms;
 
 /// `has_frame_slices`: the chain found a doFrame or DrawFrame for the frame.
 pub fn after_render_thread(frame: &Frame, has_frame_slices: bool, start: i64, end: i64) -> Link {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::context::Ctx;
 use super::model::ThreadMs;
 use super::timeline::{waker_of, Piece};
-use crate::analysis::blame::ms;
+use crate::analysis::units::ms;
 use crate::store::Utid;
 
 /// How many wakers are listed.

@@ -4,8 +4,8 @@
 //! overrun, so it would only repeat that definition.
 
 use super::{Definition, FrameDefinitions, FrameFacts};
-use crate::analysis::blame::ms;
-use crate::analysis::jank::{TAG_BUFFER_STUFFING, TAG_DROPPED, TAG_NONE, TAG_OTHER};
+use crate::analysis::units::ms;
+use crate::trace::frame_timeline_vocab::{TAG_BUFFER_STUFFING, TAG_DROPPED, TAG_NONE, TAG_OTHER};
 
 /// The definitions that vote on "janky".
 pub const VOTERS: [Definition; 5] = [
@@ -96,7 +96,7 @@ fn headline(d: &FrameDefinitions, f: &FrameFacts<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::*;
-    use crate::analysis::frames::{Frame, Timeline};
+    use crate::analysis::frame_model::{Frame, Timeline};
     use crate::analysis::index::Span;
 
     fn frame(tag: &str, mask: i32, overrun_ns: i64, cpu_ns: i64) -> Frame {
@@ -116,7 +116,7 @@ mod tests {
                 expected: Some(expected),
                 token: 7,
                 display_token: 8,
-                jank_type: crate::analysis::jank::jank_type_string(mask),
+                jank_type: crate::trace::frame_timeline_vocab::jank_type_string(mask),
                 jank_mask: mask,
                 jank_tag: tag.into(),
                 present_type: "Late Present".into(),

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::analysis::frame_model::Frame;
 use crate::analysis::frame_timing::{self, MbInput};
-use crate::analysis::frames::Frame;
 
 /// Macrobenchmark's view of one frame of the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,8 +174,8 @@ pub fn map(frames: &[Frame], input: Option<&MbInput>, api: u32) -> MbMapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::frame_model::Timeline;
     use crate::analysis::frame_timing::MbSlice;
-    use crate::analysis::frames::Timeline;
     use crate::analysis::index::Span;
 
     fn span(id: u32, ts: i64, dur: i64) -> Span {

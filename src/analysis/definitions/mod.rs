@@ -26,13 +26,13 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::frames::Frame;
+use super::frame_model::Frame;
 use super::hwui::HwuiFrame;
 use super::perfetto_stats::{StdlibFrame, StdlibStats};
 use super::refresh;
 use mb_frames::MbFrameVerdict;
 
-/// A duration as ms with two decimals, rounded half away from zero like [`super::blame::ms`],
+/// A duration as ms with two decimals, rounded half away from zero like [`super::units::ms`],
 /// formatted without floating point: every frame's verdict texts are built on this path.
 pub struct Ms2(pub i64);
 
@@ -307,7 +307,7 @@ impl FrameDefinitions {
 
 /// FrameTimeline's verdict from the surface frame's jank tag.
 pub fn frame_timeline(tag: Option<&str>, jank_type: &str) -> Verdict {
-    use super::jank::*;
+    use crate::trace::frame_timeline_vocab::*;
     let Some(tag) = tag else {
         return Verdict::absent("ft.absent", "no FrameTimeline actual surface frame".into());
     };
@@ -710,7 +710,7 @@ mod tests {
         ] {
             assert_eq!(
                 Ms2(ns).to_string(),
-                format!("{:.2}", crate::analysis::blame::ms(ns)),
+                format!("{:.2}", crate::analysis::units::ms(ns)),
                 "{ns}"
             );
         }

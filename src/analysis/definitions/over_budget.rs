@@ -4,7 +4,7 @@
 //! FrameTimeline this is what the `janky` column, the janky streak, the worst frames and the
 //! cause chains go by; with FrameTimeline it is informational.
 
-use crate::analysis::frames::Frame;
+use crate::analysis::frame_model::Frame;
 
 /// The time the budget is compared with: CPU time, else UI time.
 pub fn time_ns(f: &Frame) -> Option<i64> {

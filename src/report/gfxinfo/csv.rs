@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use crate::gfxinfo::jank_tracker::JankType;
+use crate::gfxinfo::jank_type::JankType;
 use crate::gfxinfo::parser;
 use crate::gfxinfo::replay::{self, FrameReport, ReplayOptions};
 use crate::gfxinfo::summary::Counter;

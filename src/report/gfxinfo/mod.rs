@@ -8,7 +8,7 @@ mod table;
 
 pub use table::write_table;
 
-use crate::gfxinfo::jank_tracker::JankType;
+use crate::gfxinfo::jank_type::JankType;
 use crate::gfxinfo::parser::StartIntervalOrder;
 use crate::gfxinfo::replay::{IntervalSource, WindowReport};
 use crate::gfxinfo::summary::Counter;

@@ -1,4 +1,5 @@
-//! `frameprobe-fuzz`: mutation fuzzing of the reader and importers (see `frameprobe::fuzz`).
+//! `frameprobe-fuzz`: mutation fuzzing of the reader and importers (see
+//! `frameprobe_tools::fuzz`).
 //!
 //!     frameprobe-fuzz --iterations 200000 --seed-file testdata/scroll_60hz.perfetto-trace
 
@@ -28,21 +29,21 @@ struct Args {
 
 fn main() -> Result<()> {
     let a = Args::parse();
-    let mut seeds = frameprobe::fuzz::generated_seeds();
+    let mut seeds = frameprobe_tools::fuzz::generated_seeds();
     for f in &a.seed_file {
         seeds.push(std::fs::read(f)?);
     }
     let t = Instant::now();
     let target = if a.reader_only {
-        frameprobe::fuzz::Target::Reader
+        frameprobe_tools::fuzz::Target::Reader
     } else {
-        frameprobe::fuzz::Target::ReaderAndAnalysis
+        frameprobe_tools::fuzz::Target::ReaderAndAnalysis
     };
     let mut progress = |n: u64| {
         eprintln!("{n} inputs, {:.0} s", t.elapsed().as_secs_f64());
     };
     let (n, findings) =
-        frameprobe::fuzz::campaign_on(&seeds, a.iterations, a.seed, target, &mut progress);
+        frameprobe_tools::fuzz::campaign_on(&seeds, a.iterations, a.seed, target, &mut progress);
     println!(
         "{n} inputs in {:.1} s, {} panics",
         t.elapsed().as_secs_f64(),

@@ -1,4 +1,4 @@
-//! `frameprobe-synth`: writes a synthetic Android trace (see `frameprobe::synth`).
+//! `frameprobe-synth`: writes a synthetic Android trace (see `frameprobe_tools::synth`).
 //!
 //!     frameprobe-synth -o testdata/scroll_60hz.perfetto-trace --frames 180 --seed 7
 
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use frameprobe::synth::{generate, SynthConfig};
+use frameprobe_tools::synth::{generate, SynthConfig};
 
 #[derive(Parser)]
 #[command(about = "Write a synthetic Android Perfetto trace with known frame timings")]
@@ -42,7 +42,7 @@ struct Args {
     #[arg(long, default_value_t = 34)]
     sdk: u64,
     /// Write the planted-causes scenario instead (binder, lock, GC wait, preemption, shader
-    /// compile; see `frameprobe::synth::causes`); the other options are ignored.
+    /// compile; see `frameprobe_tools::synth::causes`); the other options are ignored.
     #[arg(long)]
     planted_causes: bool,
     /// With --planted-causes: a CUJ (`J<SYNTH_CUJ>`) over the frames.
@@ -53,7 +53,7 @@ struct Args {
 fn main() -> Result<()> {
     let a = Args::parse();
     if a.planted_causes {
-        let t = frameprobe::synth::causes::generate(a.cuj);
+        let t = frameprobe_tools::synth::causes::generate(a.cuj);
         std::fs::write(&a.output, &t.bytes)
             .with_context(|| format!("writing {}", a.output.display()))?;
         for f in t.planted() {

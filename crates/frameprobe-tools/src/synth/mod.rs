@@ -6,16 +6,15 @@
 
 pub mod causes;
 pub mod refresh;
-mod rng;
 
 use prost::Message;
 
-use crate::protos::{
+use frameprobe::protos::{
     self, clock_snapshot, frame_timeline_event as fte, ftrace_event, ftrace_event_bundle,
     graphics_frame_event as gfe, process_tree, ClockSnapshot, FrameTimelineEvent, FtraceEvent,
     FtraceEventBundle, GraphicsFrameEvent, ProcessTree, SystemInfo, Trace, TracePacket,
 };
-pub use rng::Rng;
+use frameprobe::rng::Rng;
 
 /// What to generate.
 #[derive(Debug, Clone)]

@@ -5,10 +5,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::import::{load_source, LoadOptions};
-use crate::synth::Rng;
-use crate::trace::reader::TraceSource;
-use crate::trace::wire::{put_varint, read_varint};
+use frameprobe::import::{load_source, LoadOptions};
+use frameprobe::rng::Rng;
+use frameprobe::trace::reader::TraceSource;
+use frameprobe::trace::wire::{put_varint, read_varint};
 
 /// What each input goes through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +38,11 @@ pub fn run_target(input: &[u8], target: Target) -> Result<(), String> {
                     return;
                 }
                 // The analysis must cope with whatever was imported too.
-                let a = crate::analysis::AnalyzeOptions {
+                let a = frameprobe::analysis::AnalyzeOptions {
                     top: 3,
                     ..Default::default()
                 };
-                let _ = crate::analysis::analyze(&loaded.store, &a, "fuzz");
+                let _ = frameprobe::analysis::analyze(&loaded.store, &a, "fuzz");
             }
         }
     }));
@@ -129,7 +129,11 @@ fn mutate_bytes(buf: &mut Vec<u8>, rng: &mut Rng, edits: usize) {
 /// Frames `payload` as one top-level packet whose only field is `field`.
 fn packet_with(field: u32, payload: &[u8]) -> Vec<u8> {
     let mut pkt = Vec::with_capacity(payload.len() + 8);
-    crate::trace::wire::put_field(&mut pkt, field, crate::trace::wire::Value::Bytes(payload));
+    frameprobe::trace::wire::put_field(
+        &mut pkt,
+        field,
+        frameprobe::trace::wire::Value::Bytes(payload),
+    );
     let mut out = vec![0x0a];
     put_varint(&mut out, pkt.len() as u64);
     out.extend(pkt);
@@ -149,7 +153,7 @@ fn compress(bytes: &[u8], zstd: bool) -> Vec<u8> {
 /// The shapes hostile inputs take: packets wrapped in (nested) compressed_packets, zero
 /// padding, a gzip / zstd whole file, a packet field number past 2^29.
 fn mutate_structure(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
-    use crate::trace::fields as f;
+    use frameprobe::trace::fields as f;
     match rng.range(0, 4) {
         0 => {
             // A slice of the packets, compressed 1..12 levels deep (past the limit of 8).

@@ -16,9 +16,9 @@
 //! span the frames, with the FrameTracker markers trace_processor's `android.cujs` reads.
 
 use super::{cfg_comm, header, Streams, SurfaceFrame, SynthConfig, APP_DEADLINE_MISSED, JANK_NONE};
-use crate::protos::{ftrace_event, process_tree, FtraceEvent, ProcessTree, TracePacket};
-use crate::trace::ftrace_ids as fid;
-use crate::trace::wire::{put_field, Value};
+use frameprobe::protos::{ftrace_event, process_tree, FtraceEvent, ProcessTree, TracePacket};
+use frameprobe::trace::ftrace_ids as fid;
+use frameprobe::trace::wire::{put_field, Value};
 
 pub const APP_PID: i32 = 4242;
 pub const APP_NAME: &str = "com.android.frameprobe.causes";
@@ -307,7 +307,7 @@ pub fn generate(with_cuj: bool) -> PlantedTrace {
             timestamp: Some(t0 as u64),
             pid: Some(0),
             event: Some(ftrace_event::Event::CpuFrequency(
-                crate::protos::CpuFrequencyFtraceEvent {
+                frameprobe::protos::CpuFrequencyFtraceEvent {
                     state: Some(CPU0_FREQ_KHZ),
                     cpu_id: Some(0),
                 },
@@ -505,6 +505,6 @@ mod tests {
             assert!(f.actual_end <= f.expected_start + PERIOD);
         }
         // The trace decodes as a Trace message.
-        assert!(crate::protos::Trace::decode(t.bytes.as_slice()).is_ok());
+        assert!(frameprobe::protos::Trace::decode(t.bytes.as_slice()).is_ok());
     }
 }

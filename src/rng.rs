@@ -1,4 +1,5 @@
-//! A small deterministic PRNG (SplitMix64), so generated traces depend only on the seed.
+//! A small deterministic PRNG (SplitMix64), so the gate's bootstrap resamples and the
+//! generated test traces (frameprobe-tools) depend only on their seed.
 
 #[derive(Debug, Clone)]
 pub struct Rng(u64);

@@ -1,0 +1,7 @@
+//! frameprobe's test and bench tools, kept out of the library users link: the trace
+//! synthesiser (`frameprobe-synth`, and the planted traces the tests check answers against),
+//! the mutation fuzzer (`frameprobe-fuzz`) and the benchmark (`frameprobe-bench`). They use
+//! frameprobe through its public API only.
+
+pub mod fuzz;
+pub mod synth;
