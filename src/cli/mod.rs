@@ -10,6 +10,7 @@ pub mod load;
 pub mod output;
 pub mod output_file;
 pub mod query;
+pub mod range_args;
 pub mod report;
 pub mod stdout;
 
