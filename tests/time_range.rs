@@ -25,22 +25,10 @@ fn synthetic(name: &str) -> (PathBuf, Vec<PlannedFrame>) {
         ..Default::default()
     };
     let t = generate(&cfg);
-    let dir = std::env::temp_dir().join(format!("frameprobe-range-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, &t.bytes).unwrap();
-    (p, t.frames)
+    (common::temp_file("range", name, &t.bytes), t.frames)
 }
 
-fn json(args: &[&str]) -> Value {
-    let out = common::run(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use common::run_json as json;
 
 fn late(plan: &[PlannedFrame]) -> usize {
     plan.iter()
@@ -286,6 +274,12 @@ fn json_or_no_frames(cmd: &str, trace: &Path, range: &[&str]) -> Option<Value> {
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
+/// (pid, layer name) of a process and one of its layers or frames.
+fn layer_key(process: &Value, with_layer: &Value) -> (i64, String) {
+    let layer = with_layer["layer"].as_str().unwrap_or("");
+    (process["pid"].as_i64().unwrap(), layer.to_string())
+}
+
 /// Per (pid, layer): frames and janky (else slow) frames, from analyze's JSON.
 fn per_layer(trace: &Path, range: &[&str]) -> PerLayer {
     let mut m = BTreeMap::new();
@@ -294,12 +288,8 @@ fn per_layer(trace: &Path, range: &[&str]) -> PerLayer {
     };
     for p in r["processes"].as_array().unwrap() {
         for l in p["layers"].as_array().unwrap() {
-            let key = (
-                p["pid"].as_i64().unwrap(),
-                l["layer"].as_str().unwrap_or("").to_string(),
-            );
             m.insert(
-                key,
+                layer_key(p, l),
                 (
                     l["frames"].as_u64().unwrap(),
                     // FrameTimeline's janky frames; without FrameTimeline, the slow ones.
@@ -322,11 +312,7 @@ fn frame_rows(trace: &Path, range: &[&str]) -> PerLayer {
     };
     for p in r["processes"].as_array().unwrap() {
         for f in p["frames"].as_array().unwrap() {
-            let key = (
-                p["pid"].as_i64().unwrap(),
-                f["layer"].as_str().unwrap_or("").to_string(),
-            );
-            let e: &mut (u64, u64) = m.entry(key).or_default();
+            let e: &mut (u64, u64) = m.entry(layer_key(p, f)).or_default();
             e.0 += 1;
             e.1 += u64::from(f["janky"] == true);
         }
