@@ -173,10 +173,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     let mut by_process = frames::build(&idx);
     let trace_has_frames = !by_process.is_empty();
     // The one place the range selects frames: everything below sees only these.
-    for frames in by_process.values_mut() {
-        frames.retain(|f| range.contains(f.ts));
-    }
-    by_process.retain(|_, frames| !frames.is_empty());
+    range.retain_frames(&mut by_process);
     let (api, api_known) = api_level(store);
     let srcs = sources(store);
     let vsync = refresh::VsyncTimeline::new(store);

@@ -2,7 +2,12 @@
 //! actual surface frame's start, else its doFrame's) lies in [from, to). Values are seconds
 //! from the trace start (`trace_start()`) or, with `ns:`, absolute trace timestamps.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
+
+use super::frames::Frame;
+use crate::store::Upid;
 
 /// One end of a range as the user wrote it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,6 +179,15 @@ pub struct TimeRange {
 impl TimeRange {
     pub fn contains(&self, ts: i64) -> bool {
         self.from.is_none_or(|f| ts >= f) && self.to.is_none_or(|t| ts < t)
+    }
+
+    /// Keeps each process's frames that start in the range; a process left without frames
+    /// goes too.
+    pub fn retain_frames(&self, by_process: &mut HashMap<Upid, Vec<Frame>>) {
+        for frames in by_process.values_mut() {
+            frames.retain(|f| self.contains(f.ts));
+        }
+        by_process.retain(|_, frames| !frames.is_empty());
     }
 }
 

@@ -153,9 +153,7 @@ pub fn measure(path: &Path, target: &Target, range: RangeSpec) -> anyhow::Result
     let idx = Index::new(store);
     let mut model = frames::build(&idx);
     // The same frames analyze keeps for the range.
-    for fs in model.values_mut() {
-        fs.retain(|f| span.contains(f.ts));
-    }
+    span.retain_frames(&mut model);
     for u in &upids {
         for f in model.get(u).into_iter().flatten() {
             if let Some(t) = &f.timeline {
