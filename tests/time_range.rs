@@ -304,6 +304,28 @@ fn per_layer(trace: &Path, range: &[&str]) -> PerLayer {
     m
 }
 
+/// Per pid: Macrobenchmark's frameCount and the stdlib's frame count and was_jank, from
+/// analyze's JSON (0 where the block is absent).
+fn per_process(trace: &Path, range: &[&str]) -> BTreeMap<i64, [u64; 3]> {
+    let mut m = BTreeMap::new();
+    let Some(r) = json_or_no_frames("analyze", trace, range) else {
+        return m;
+    };
+    for p in r["processes"].as_array().unwrap() {
+        let n = |v: &Value| v.as_u64().unwrap_or(0);
+        let stdlib = &p["perfetto_frame_stats"];
+        m.insert(
+            p["pid"].as_i64().unwrap(),
+            [
+                n(&p["macrobenchmark"]["frameCount"]),
+                n(&stdlib["frames"]),
+                n(&stdlib["was_jank"]),
+            ],
+        );
+    }
+    m
+}
+
 /// Per (pid, layer): rows of `frames` and how many are janky.
 fn frame_rows(trace: &Path, range: &[&str]) -> PerLayer {
     let mut m = BTreeMap::new();
@@ -372,6 +394,22 @@ fn halves_of_real_traces_add_up_to_the_whole() {
             add(&first, &second),
             whole,
             "{name}: (frames, janky) per layer"
+        );
+
+        // Macrobenchmark's list and the stdlib's frames are split by their own frame starts.
+        let whole = per_process(&trace, &[]);
+        let mut halves = per_process(&trace, &["--to", &mid]);
+        for (pid, v) in per_process(&trace, &["--from", &mid]) {
+            let e = halves.entry(pid).or_default();
+            for i in 0..3 {
+                e[i] += v[i];
+            }
+        }
+        halves.retain(|_, v| *v != [0; 3]);
+        let whole: BTreeMap<_, _> = whole.into_iter().filter(|(_, v)| *v != [0; 3]).collect();
+        assert_eq!(
+            halves, whole,
+            "{name}: [MB frameCount, stdlib frames, was_jank] per pid"
         );
 
         let whole = frame_rows(&trace, &[]);

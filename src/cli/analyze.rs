@@ -257,6 +257,9 @@ pub fn filter_matched_nothing(
         // With --from/--to, a trace that has frames elsewhere says where they are.
         let range = r.range.as_ref().filter(|g| g.trace_has_frames);
         let msg = match range {
+            Some(g) if r.processes_with_frames.is_empty() => {
+                format!("{}: {}", r.trace, g.empty_message())
+            }
             Some(g) if filtered => format!(
                 "{} (only frames starting from {} were considered)",
                 no_match_message(&r.trace, &wanted, &r.processes_with_frames),
