@@ -7,6 +7,8 @@
 //! expected FrameTimeline slices (named after their token). As in Macrobenchmark's SQL
 //! `UNION`, identical (name, ts, dur) rows count once.
 
+use super::time_range::TimeRange;
+
 /// A slice as Macrobenchmark sees it: name, start and duration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MbSlice {
@@ -51,6 +53,15 @@ pub struct MbInput {
     pub rt: Vec<MbSlice>,
     pub actual: Vec<MbSlice>,
     pub expected: Vec<MbSlice>,
+    /// The frames reported: those starting in this range (matched over the whole trace).
+    pub range: TimeRange,
+}
+
+impl MbInput {
+    /// The same input, reporting only the frames that start in `range`.
+    pub fn within(self, range: TimeRange) -> MbInput {
+        MbInput { range, ..self }
+    }
 }
 
 /// One counted frame.
@@ -128,8 +139,20 @@ fn keep(s: &MbSlice) -> bool {
     s.dur > 0 && !s.name.contains("resynced")
 }
 
-/// Macrobenchmark's frame list for one package on a device of `api_level`.
+/// Macrobenchmark's frame list for one package on a device of `api_level`, restricted to
+/// the frames starting in the input's range (the actual frame's start, else the doFrame's:
+/// the model frame's `ts`). Frames are matched over the whole trace first, so a range never
+/// changes which slices make a frame.
 pub fn frames(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem> {
+    let mut out = frames_whole_trace(input, api_level)?;
+    out.retain(|f| {
+        let start = f.actual.as_ref().map_or(f.ui.ts, |a| a.ts);
+        input.range.contains(start)
+    });
+    Ok(out)
+}
+
+fn frames_whole_trace(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem> {
     let filter =
         |v: &[MbSlice]| -> Vec<MbSlice> { v.iter().filter(|s| keep(s)).cloned().collect() };
     let ui = filter(&input.ui);
@@ -258,6 +281,7 @@ mod tests {
             // Token 11 differs from the vsync id 10 but covers the UI midpoint.
             actual: vec![s("actual 11", 1_020_000, 9_000_000)],
             expected: vec![s("expected 11", 1_000_000, 16_000_000)],
+            ..Default::default()
         };
         let f = frames(&input, 33).unwrap();
         assert_eq!(f.len(), 1);
@@ -276,6 +300,7 @@ mod tests {
             rt: vec![s("DrawFrames 1", 5, 20)],
             actual: vec![s("actual 1", 0, 10)],
             expected: vec![s("expected 1", 0, 16)],
+            ..Default::default()
         };
         let m = frames(&input, 31).unwrap()[0].metrics();
         assert_eq!(m.overrun_ns, Some(25 - 16));
@@ -288,6 +313,7 @@ mod tests {
             rt: vec![s("DrawFrames 1", 4_100_000, 1_000_000)],
             actual: vec![s("actual 1", 50_000, 10_000_000)],
             expected: vec![s("expected 1", 0, 16_000_000)],
+            ..Default::default()
         };
         assert!(frames(&input, 31).unwrap().is_empty());
     }
@@ -301,6 +327,7 @@ mod tests {
             rt: vec![s("DrawFrames 5", 1200, 100), s("DrawFrames 5", 1400, 100)],
             actual: vec![s("actual 5", 90, 2000), s("actual 6", 95, 2000)],
             expected: vec![s("expected 5", 0, 1600), s("expected 6", 10, 1600)],
+            ..Default::default()
         };
         let f = frames(&input, 35).unwrap();
         assert_eq!(f.len(), 2);
@@ -319,6 +346,7 @@ mod tests {
             rt: vec![s("DrawFrames 7", 1200, 100), s("DrawFrames 8", 2100, -1)],
             actual: vec![s("actual 7", 590, 800)],
             expected: vec![s("expected 7", 500, 1000)],
+            ..Default::default()
         };
         assert_eq!(frames(&input, 31).unwrap().len(), 1);
     }
@@ -333,6 +361,7 @@ mod tests {
             rt: vec![s("DrawFrames 7", 1200, 100)],
             actual: vec![s("actual 7", 590, 800)],
             expected: vec![s("expected 7", 500, 1000)],
+            ..Default::default()
         };
         let f = frames(&input, 35).unwrap();
         assert_eq!(f.len(), 1);

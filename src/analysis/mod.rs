@@ -27,6 +27,7 @@ pub mod sql_functions;
 pub mod stdlib;
 pub mod summary;
 pub mod thread_state;
+pub mod time_range;
 pub mod trust;
 pub mod units;
 
@@ -52,6 +53,8 @@ pub struct AnalyzeOptions {
     /// Return every frame (for the `frames` command).
     pub all_frames: bool,
     pub only_janky: bool,
+    /// Only frames starting in this range (`--from` / `--to`).
+    pub range: time_range::RangeSpec,
 }
 
 /// The sources present in the trace.
@@ -166,8 +169,13 @@ fn median_budget(timing: &[process_verdicts::FrameTiming]) -> (i64, &'static str
 
 pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeReport {
     let idx = Index::new(store);
-    let trace_start = store.bounds().0;
+    let bounds = store.bounds();
+    let trace_start = bounds.0;
+    let range = opts.range.resolve(trace_start);
     let mut by_process = frames::build(&idx);
+    let trace_has_frames = !by_process.is_empty();
+    // The one place the range selects frames: everything below sees only these.
+    range.retain_frames(&mut by_process);
     let (api, api_known) = api_level(store);
     let srcs = sources(store);
     let vsync = refresh::VsyncTimeline::new(store);
@@ -198,14 +206,17 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     };
     // Every thread's states: the causes follow binder servers, lock owners and GC threads.
     let states = ThreadStateIndex::all(store);
-    let mb_inputs = macrobenchmark::inputs_by_process(store);
+    let mb_inputs: std::collections::HashMap<Upid, _> = macrobenchmark::inputs_by_process(store)
+        .into_iter()
+        .map(|(u, i)| (u, i.within(range)))
+        .collect();
     // One small database of the frame and CUJ slices for the stdlib frame stats and the CUJ
     // frame boundaries of the causes.
     let frame_db = perfetto_stats::frame_db(store);
     let stdlib = frame_db
         .as_ref()
         .map_err(|e| anyhow::anyhow!("{e:#}"))
-        .and_then(perfetto_stats::compute_on)
+        .and_then(|conn| perfetto_stats::compute_on(conn, range))
         .unwrap_or_else(|e| {
             warnings.push(format!(
                 "Perfetto stdlib frame stats could not be computed: {e:#}"
@@ -369,6 +380,10 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         trust: trace_trust,
         refresh_rates: refresh::rates(all_periods),
         vsync_period_source: vsync.source,
+        range: opts.range.report(bounds).map(|mut r| {
+            r.trace_has_frames = trace_has_frames;
+            r
+        }),
         processes,
         processes_with_frames,
         warnings,

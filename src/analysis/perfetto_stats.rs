@@ -8,6 +8,7 @@ use anyhow::Result;
 use rusqlite::Connection;
 
 use super::report_model::PerfettoFrameStats;
+use super::time_range::TimeRange;
 use crate::store::sqlite::{to_connection, ExportOptions};
 use crate::store::{Store, Upid};
 
@@ -23,11 +24,14 @@ pub struct StdlibFrame {
     pub was_huge_jank: bool,
     /// `android_frame_stats` rows of the frame id (one per doFrame with that id).
     pub rows: usize,
+    /// Its `android_frames.ts` lies in the analysed range (always, without a range).
+    pub in_range: bool,
 }
 
 /// Everything the analysis takes from the stdlib frame tables.
 #[derive(Debug, Default)]
 pub struct StdlibStats {
+    /// Counts over the frames in the analysed range.
     pub by_process: HashMap<Upid, PerfettoFrameStats>,
     /// (upid, frame id) -> verdict.
     pub frames: HashMap<(Upid, i64), StdlibFrame>,
@@ -53,28 +57,34 @@ pub fn frame_db(store: &Store) -> Result<Connection> {
 }
 
 pub fn compute(store: &Store) -> Result<StdlibStats> {
-    compute_on(&frame_db(store)?)
+    compute_on(&frame_db(store)?, TimeRange::default())
 }
 
-/// The stats from a [`frame_db`].
-pub fn compute_on(conn: &Connection) -> Result<StdlibStats> {
+/// The stats from a [`frame_db`]: every frame's verdict, and the per-process counts of the
+/// frames whose `android_frames.ts` (the stdlib's own frame start) lies in `range`.
+pub fn compute_on(conn: &Connection, range: TimeRange) -> Result<StdlibStats> {
     let mut out = StdlibStats::default();
     let mut st = conn.prepare(
         "SELECT f.upid, s.frame_id, s.was_jank, s.was_slow_frame, s.was_big_jank, s.was_huge_jank, \
-         s.overrun, s.cpu_time \
-         FROM android_frame_stats s JOIN (SELECT DISTINCT frame_id, upid FROM android_frames) f USING (frame_id)",
+         s.overrun, s.cpu_time, f.ts \
+         FROM android_frame_stats s JOIN (SELECT DISTINCT frame_id, upid, ts FROM android_frames) f USING (frame_id)",
     )?;
     let mut rows = st.query([])?;
     while let Some(r) = rows.next()? {
         let upid = r.get::<_, i64>(0)? as Upid;
         let flag = |i: usize| -> Result<bool> { Ok(r.get::<_, Option<i64>>(i)?.is_some()) };
         let (jank, slow, big, huge) = (flag(2)?, flag(3)?, flag(4)?, flag(5)?);
-        let e = out.by_process.entry(upid).or_default();
-        e.frames += 1;
-        e.was_jank += jank as usize;
-        e.was_slow_frame += slow as usize;
-        e.was_big_jank += big as usize;
-        e.was_huge_jank += huge as usize;
+        let in_range = r
+            .get::<_, Option<i64>>(8)?
+            .map_or(range == TimeRange::default(), |ts| range.contains(ts));
+        if in_range {
+            let e = out.by_process.entry(upid).or_default();
+            e.frames += 1;
+            e.was_jank += jank as usize;
+            e.was_slow_frame += slow as usize;
+            e.was_big_jank += big as usize;
+            e.was_huge_jank += huge as usize;
+        }
         let overrun = r.get::<_, Option<i64>>(6)?;
         let cpu = r.get::<_, Option<i64>>(7)?;
         let f = out
@@ -88,6 +98,7 @@ pub fn compute_on(conn: &Connection) -> Result<StdlibStats> {
                 was_big_jank: false,
                 was_huge_jank: false,
                 rows: 0,
+                in_range,
             });
         f.rows += 1;
         f.was_jank |= jank;

@@ -179,7 +179,7 @@ fn extras(inp: &Inputs<'_>, frames: &[Frame], mb: &MbMapping) -> BTreeMap<Defini
         .stdlib
         .frames
         .iter()
-        .filter(|((u, id), _)| *u == inp.upid && !tokens.contains(id))
+        .filter(|((u, id), s)| *u == inp.upid && s.in_range && !tokens.contains(id))
         .map(|(_, s)| s.was_jank)
         .collect();
     if !orphans.is_empty() {

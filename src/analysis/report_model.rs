@@ -12,6 +12,7 @@ use super::inventory::FrameProcess;
 use super::reconcile::Reconciliation;
 use super::refresh::{PeriodSource, RefreshRate};
 use super::summary::{Dist, LayerSummary};
+use super::time_range::RangeReport;
 use super::trust::Trust;
 
 pub const SCHEMA: &str = "frameprobe.analyze/v1";
@@ -146,6 +147,10 @@ pub struct AnalyzeReport {
     /// Frames of the reported processes per refresh rate, and where the periods came from.
     pub refresh_rates: Vec<RefreshRate>,
     pub vsync_period_source: PeriodSource,
+    /// The analysed range (`--from` / `--to`); absent without one. Every frame figure
+    /// counts only the frames starting in it; trust and sources are the whole trace's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<RangeReport>,
     pub processes: Vec<ProcessReport>,
     /// When a --process/--layer filter matched nothing: the processes that have frames,
     /// closest names first.

@@ -13,6 +13,7 @@ use crate::import::LoadOptions;
 use crate::report::{analyze_csv, analyze_text};
 
 use super::load::{load_trace, no_frames_message, no_match_message};
+use super::range_args::RangeArgs;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -45,6 +46,8 @@ pub struct AnalyzeArgs {
     /// always have them whole).
     #[arg(long)]
     pub wide: bool,
+    #[command(flatten)]
+    pub range: RangeArgs,
 }
 
 #[derive(clap::Args)]
@@ -67,6 +70,8 @@ pub struct FramesArgs {
     /// table for people, markdown, csv (one row per frame) or json (with cause chains).
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
+    #[command(flatten)]
+    pub range: RangeArgs,
 }
 
 /// What analyze needs from a trace (kernel and system counters are skipped but for CPU
@@ -87,6 +92,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         top: a.top,
         all_frames: false,
         only_janky: false,
+        range: a.range.spec()?,
     };
     let (reports, errors) = analyze_each(&a.traces, &opts)?;
     if !reports.is_empty() {
@@ -186,6 +192,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         top: 0,
         all_frames: true,
         only_janky: a.janky,
+        range: a.range.spec()?,
     };
     let loaded = load_trace(&a.trace, analysis_load_options())?;
     super::report_warnings(&a.trace, &loaded.warnings);
@@ -202,20 +209,27 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|p| serde_json::json!({"pid": p.pid, "name": p.name, "trust": p.trust, "frames": p.all_frames}))
                 .collect();
-            let v = serde_json::json!({"schema": "frameprobe.frames/v1", "tool_version": r.tool_version, "metric_version": r.metric_version, "trace": r.trace, "trace_start_ns": r.trace_start_ns, "sources": r.sources, "trust": r.trust, "processes": frames});
+            let mut v = serde_json::json!({"schema": "frameprobe.frames/v1", "tool_version": r.tool_version, "metric_version": r.metric_version, "trace": r.trace, "trace_start_ns": r.trace_start_ns, "sources": r.sources, "trust": r.trust, "processes": frames});
+            if let Some(range) = &r.range {
+                v["range"] = serde_json::to_value(range)?;
+            }
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
-        ReportFormat::Markdown => {
-            let rows = times_for_people(analyze_csv::frames_rows(&r));
-            write!(out, "{}", analyze_text::md_table(&rows))?;
-        }
-        ReportFormat::Table => {
-            let text = render_fitted(&r, a.wide, table_width(), |shown| {
-                let rows = times_for_people(analyze_csv::frames_rows(shown));
-                crate::report::grid(rows) + "\n"
-            });
-            write!(out, "{text}")?;
+        ReportFormat::Table | ReportFormat::Markdown => {
+            if let Some(range) = &r.range {
+                writeln!(out, "{}\n", range.header())?;
+            }
+            if a.format == ReportFormat::Markdown {
+                let rows = times_for_people(analyze_csv::frames_rows(&r));
+                write!(out, "{}", analyze_text::md_table(&rows))?;
+            } else {
+                let text = render_fitted(&r, a.wide, table_width(), |shown| {
+                    let rows = times_for_people(analyze_csv::frames_rows(shown));
+                    crate::report::grid(rows) + "\n"
+                });
+                write!(out, "{text}")?;
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -223,8 +237,9 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
 
 /// A trace with no frame to report is an error (exit 2) when no trace has one: with a
 /// --process/--layer filter, the message lists the processes with frames, closest names
-/// first; without one, the trace has no frame data (doctor says what to record). When other
-/// traces do have frames, each empty one is a warning.
+/// first; without one, the trace has no frame data (doctor says what to record), or, with
+/// --from/--to, none in the range (the message gives the trace's span). When other traces do
+/// have frames, each empty one is a warning.
 pub fn filter_matched_nothing(
     reports: &[AnalyzeReport],
     opts: &AnalyzeOptions,
@@ -234,10 +249,20 @@ pub fn filter_matched_nothing(
     let mut wanted = opts.processes.clone();
     wanted.extend(opts.layer.iter().map(|l| format!("layer {l}")));
     for r in reports.iter().filter(|r| r.processes.is_empty()) {
-        let msg = if filtered {
-            no_match_message(&r.trace, &wanted, &r.processes_with_frames)
-        } else {
-            no_frames_message(&r.trace)
+        // With --from/--to, a trace that has frames elsewhere says where they are.
+        let range = r.range.as_ref().filter(|g| g.trace_has_frames);
+        let msg = match range {
+            Some(g) if r.processes_with_frames.is_empty() => {
+                format!("{}: {}", r.trace, g.empty_message())
+            }
+            Some(g) if filtered => format!(
+                "{} (only frames starting from {} were considered)",
+                no_match_message(&r.trace, &wanted, &r.processes_with_frames),
+                g.describe()
+            ),
+            Some(g) => format!("{}: {}", r.trace, g.empty_message()),
+            None if filtered => no_match_message(&r.trace, &wanted, &r.processes_with_frames),
+            None => no_frames_message(&r.trace),
         };
         eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
     }

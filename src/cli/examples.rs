@@ -7,12 +7,14 @@ Examples:
   frameprobe analyze trace.perfetto-trace -p com.example.app --top 10
   frameprobe analyze trace.perfetto-trace --layer 'com.example.app/*' --wide
   frameprobe analyze a.perfetto-trace b.perfetto-trace --format json > report.json
+  frameprobe analyze trace.perfetto-trace --from 2.5 --to 6s
   frameprobe analyze trace.perfetto-trace --format markdown >> pr-comment.md";
 
 pub const FRAMES: &str = "\
 Examples:
   frameprobe frames trace.perfetto-trace -p com.example.app --janky
   frameprobe frames trace.perfetto-trace --format csv > frames.csv
+  frameprobe frames trace.perfetto-trace --from ns:578090289999415 --to ns:578092289999415
   frameprobe frames trace.perfetto-trace --format json -p 'com.example.*'";
 
 pub const DOCTOR: &str = "\

@@ -69,6 +69,8 @@ pub struct CheckArgs {
     /// most unrooted devices) as degraded instead of inconclusive.
     #[arg(long)]
     pub allow_unlocked_clocks: bool,
+    #[command(flatten)]
+    pub range: super::range_args::RangeArgs,
 }
 
 #[derive(clap::Args)]
@@ -151,6 +153,7 @@ pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
         jobs,
         allow_inconclusive: a.allow_inconclusive,
         allow_unlocked_clocks: a.allow_unlocked_clocks,
+        range: a.range.spec()?,
     };
     let report = run_check(&a.inputs, process.as_deref(), &rules, opts);
     // The table and Markdown list the warnings themselves.

@@ -11,6 +11,7 @@ pub mod load;
 pub mod output;
 pub mod output_file;
 pub mod query;
+pub mod range_args;
 pub mod report;
 pub mod stdout;
 

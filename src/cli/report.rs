@@ -45,6 +45,8 @@ pub struct ReportArgs {
     /// Compare: traces processed in parallel (default: number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub range: super::range_args::RangeArgs,
 }
 
 fn write_out(path: &Path, html: &str) -> Result<()> {
@@ -69,6 +71,7 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
         top: a.top,
         all_frames: true,
         only_janky: false,
+        range: a.range.spec()?,
     };
     let (done, errors) = super::analyze::analyze_each_with(
         &a.traces,
@@ -91,6 +94,9 @@ fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
         [] => bail!("--process PKG is required with --baseline/--candidate"),
         _ => bail!("give exactly one --process with --baseline/--candidate"),
     };
+    if a.range.spec()?.is_set() {
+        bail!("--from/--to are not supported with --baseline/--candidate (use them with `report TRACE...` or `check`)");
+    }
     if a.layer.is_some() {
         eprintln!("warning: --layer is ignored by the compare report (Macrobenchmark's frames are per process)");
     }
@@ -103,8 +109,8 @@ fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
     let report = run_compare(&a.baseline, &a.candidate, Some(&package), &th, jobs);
     super::gate::print_warnings(&report.warnings);
     // The per-frame values for the histograms (the statistics above are run_compare's).
-    let b = measure_inputs(&a.baseline, Some(&package), jobs);
-    let c = measure_inputs(&a.candidate, Some(&package), jobs);
+    let b = measure_inputs(&a.baseline, Some(&package), jobs, Default::default());
+    let c = measure_inputs(&a.candidate, Some(&package), jobs, Default::default());
     let mut dists = Vec::new();
     for t in &report.tests {
         // Paired as run_compare pairs them: by name, or the only test on each side.

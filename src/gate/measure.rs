@@ -11,6 +11,7 @@ use crate::analysis::frames;
 use crate::analysis::index::Index;
 use crate::analysis::macrobenchmark::{input_for, inputs_by_process, process_matches_package};
 use crate::analysis::refresh::{PeriodSource, VsyncTimeline};
+use crate::analysis::time_range::{RangeReport, RangeSpec};
 use crate::analysis::trust::{self, Reason};
 use crate::import::{load, LoadOptions};
 
@@ -45,6 +46,8 @@ pub struct Iteration {
     pub trust_reasons: Vec<Reason>,
     /// The loader's warnings (damage, refused blobs, dropped bundles), with byte offsets.
     pub warnings: Vec<String>,
+    /// The range measured (`--from` / `--to`), in this trace's times.
+    pub range: Option<RangeReport>,
 }
 
 fn load_options() -> LoadOptions {
@@ -102,8 +105,8 @@ pub fn infer_package(store: &crate::store::Store, test_package: &str) -> anyhow:
     }
 }
 
-/// Measures the target app in one trace.
-pub fn measure(path: &Path, target: &Target) -> anyhow::Result<Iteration> {
+/// Measures the target app in one trace: the frames starting in `range`.
+pub fn measure(path: &Path, target: &Target, range: RangeSpec) -> anyhow::Result<Iteration> {
     // An empty input or one without packets is refused by the loader.
     let loaded = load(path, load_options())?;
     let store = &loaded.store;
@@ -124,18 +127,21 @@ pub fn measure(path: &Path, target: &Target) -> anyhow::Result<Iteration> {
         })
         .collect();
     let (api, _) = crate::analysis::api_level(store);
+    let bounds = store.bounds();
+    let span = range.resolve(bounds.0);
     let mut it = Iteration {
         path: path.to_path_buf(),
         package: package.to_string(),
         process_found: !upids.is_empty(),
         api_level: api,
         warnings: loaded.warnings.clone(),
+        range: range.report(bounds),
         ..Default::default()
     };
     if upids.is_empty() {
         return Ok(it);
     }
-    match frame_timing::frames(&input_for(store, &upids), api) {
+    match frame_timing::frames(&input_for(store, &upids).within(span), api) {
         Ok(fs) => {
             it.mb_frames = fs
                 .iter()
@@ -146,7 +152,9 @@ pub fn measure(path: &Path, target: &Target) -> anyhow::Result<Iteration> {
         Err(p) => it.problem = Some(p.to_string()),
     }
     let idx = Index::new(store);
-    let model = frames::build(&idx);
+    let mut model = frames::build(&idx);
+    // The same frames analyze keeps for the range.
+    span.retain_frames(&mut model);
     for u in &upids {
         for f in model.get(u).into_iter().flatten() {
             if let Some(t) = &f.timeline {
@@ -155,17 +163,23 @@ pub fn measure(path: &Path, target: &Target) -> anyhow::Result<Iteration> {
         }
     }
     it.trust_reasons = trust_reasons(store, &idx, &model, &upids);
-    it.analyzed = analyzed(store, path, &upids);
+    it.analyzed = analyzed(store, path, &upids, range);
     Ok(it)
 }
 
 /// analyze's report of the app's processes, summed (selected by pid, kept by upid).
-fn analyzed(store: &crate::store::Store, path: &Path, upids: &[u32]) -> super::analyzed::Analyzed {
+fn analyzed(
+    store: &crate::store::Store,
+    path: &Path,
+    upids: &[u32],
+    range: RangeSpec,
+) -> super::analyzed::Analyzed {
     let opts = crate::analysis::AnalyzeOptions {
         processes: upids
             .iter()
             .map(|&u| store.processes[u as usize].pid.to_string())
             .collect(),
+        range,
         ..Default::default()
     };
     let report = crate::analysis::analyze(store, &opts, &path.display().to_string());
@@ -213,8 +227,12 @@ fn trust_reasons(
 }
 
 /// Measures every trace with `jobs` workers; results keep the input order.
-pub fn measure_all(paths: &[(PathBuf, Target)], jobs: usize) -> Vec<anyhow::Result<Iteration>> {
-    super::isolate::each_isolated(paths, jobs, |(p, t)| measure(p, t))
+pub fn measure_all(
+    paths: &[(PathBuf, Target)],
+    jobs: usize,
+    range: RangeSpec,
+) -> Vec<anyhow::Result<Iteration>> {
+    super::isolate::each_isolated(paths, jobs, |(p, t)| measure(p, t, range))
 }
 
 pub fn default_jobs() -> usize {

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::definitions::METRIC_VERSION;
 use crate::analysis::frame_timing::percentile;
+use crate::analysis::time_range::{RangeReport, RangeSpec};
 use crate::analysis::trust::{self, Grade, Reason, Trust};
 use check::{Outcome, Rule, RuleResult};
 use compare::{Comparison, Thresholds, Verdict};
@@ -47,6 +48,9 @@ pub struct IterationInfo {
     pub problem: Option<String>,
     /// The iteration's trust grade (its frame count is judged on the pooled frames).
     pub trust: Trust,
+    /// The range measured (`--from` / `--to`) in this trace's times; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<RangeReport>,
 }
 
 /// P50..P99 in Macrobenchmark's JSON spelling.
@@ -130,7 +134,13 @@ pub struct Measured {
 
 /// Measures every trace of `inputs` (Macrobenchmark output directories, benchmarkData.json
 /// files, traces). Without `process` each benchmark's app is inferred from its test package.
-pub fn measure_inputs(inputs: &[PathBuf], process: Option<&str>, jobs: usize) -> Measured {
+/// With `range`, only the frames starting in it are measured.
+pub fn measure_inputs(
+    inputs: &[PathBuf],
+    process: Option<&str>,
+    jobs: usize,
+    range: RangeSpec,
+) -> Measured {
     let mut m = Measured {
         tests: BTreeMap::new(),
         benchmarks: BTreeMap::new(),
@@ -188,7 +198,7 @@ pub fn measure_inputs(inputs: &[PathBuf], process: Option<&str>, jobs: usize) ->
         work.push((t.clone(), target(hint)));
         slots.push((inputs::test_name(t), None));
     }
-    let results = measure::measure_all(&work, jobs);
+    let results = measure::measure_all(&work, jobs, range);
     for (((p, _), (key, iteration)), r) in work.iter().zip(slots).zip(results) {
         let at = match (m.benchmarks.get(&key), iteration) {
             (Some(b), Some(i)) => format!("{} iteration {i} ({})", b.result.display(), p.display()),
@@ -241,6 +251,7 @@ fn info(it: &Iteration) -> IterationInfo {
         api_level: it.api_level,
         problem: it.problem.clone(),
         trust: Trust::of(it.trust_reasons.clone()),
+        range: it.range.clone(),
     }
 }
 
@@ -297,6 +308,10 @@ pub struct CheckReport {
     pub trust: Grade,
     pub allow_inconclusive: bool,
     pub allow_unlocked_clocks: bool,
+    /// `--from` / `--to` as given (each iteration has its own in trace times); absent
+    /// without them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<String>,
     pub tests: Vec<TestCheck>,
     pub errors: Vec<String>,
     /// Load warnings of the traces (damage skipped, with byte offsets).
@@ -321,6 +336,8 @@ pub struct CheckOptions {
     pub allow_inconclusive: bool,
     /// Unlocked CPU clocks lower the grade to degraded only.
     pub allow_unlocked_clocks: bool,
+    /// Only frames starting in this range (`--from` / `--to`).
+    pub range: RangeSpec,
 }
 
 pub fn run_check(
@@ -330,7 +347,7 @@ pub fn run_check(
     opts: CheckOptions,
 ) -> CheckReport {
     let allow_inconclusive = opts.allow_inconclusive;
-    let m = measure_inputs(inputs, process, opts.jobs);
+    let m = measure_inputs(inputs, process, opts.jobs, opts.range);
     let mut errors = m.errors;
     let mut warnings = m.warnings;
     let mut tests = Vec::new();
@@ -342,8 +359,12 @@ pub fn run_check(
         let usable: Vec<&Iteration> = its.iter().filter(|i| i.process_found).collect();
         let frames: usize = usable.iter().map(|i| i.mb_frames.len()).sum();
         if frames == 0 && !usable.is_empty() {
+            let why = usable[0]
+                .range
+                .as_ref()
+                .map_or(String::new(), |g| format!(": {}", g.empty_message()));
             errors.push(format!(
-                "{label}: no Macrobenchmark frames of {:?} to evaluate",
+                "{label}: no Macrobenchmark frames of {:?} to evaluate{why}",
                 usable[0].package
             ));
         }
@@ -384,9 +405,16 @@ pub fn run_check(
                 ));
             }
         }
+        // With --from/--to the traces cover part of each iteration: they cannot reproduce
+        // Macrobenchmark's whole-iteration values, so the mismatches are no warning.
+        let mut repro_warnings = Vec::new();
+        let benchmark = bench.map(|b| b.info(its, &mut repro_warnings));
+        if !opts.range.is_set() {
+            warnings.append(&mut repro_warnings);
+        }
         tests.push(TestCheck {
             test: name.clone(),
-            benchmark: bench.map(|b| b.info(its, &mut warnings)),
+            benchmark,
             trust,
             iterations: its.iter().map(info).collect(),
             rules: results,
@@ -431,6 +459,7 @@ pub fn run_check(
             .unwrap_or(Grade::Trusted),
         allow_inconclusive,
         allow_unlocked_clocks: opts.allow_unlocked_clocks,
+        range: opts.range.is_set().then(|| opts.range.describe()),
         tests,
         errors,
         warnings,
@@ -484,7 +513,7 @@ pub fn run_compare(
     th: &Thresholds,
     jobs: usize,
 ) -> CompareReport {
-    let c = measure_inputs(candidate, process, jobs);
+    let c = measure_inputs(candidate, process, jobs, RangeSpec::default());
     let mut errors: Vec<String> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     let mut tests = Vec::new();
@@ -517,7 +546,7 @@ pub fn run_compare(
             Err(e) => errors.push(format!("baseline: {e:#}")),
         }
     } else {
-        let b = measure_inputs(baseline, process, jobs);
+        let b = measure_inputs(baseline, process, jobs, RangeSpec::default());
         errors.extend(b.errors.iter().map(|e| format!("baseline: {e}")));
         errors.extend(c.errors.iter().map(|e| format!("candidate: {e}")));
         warnings.extend(b.warnings.iter().map(|w| format!("baseline: {w}")));

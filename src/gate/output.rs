@@ -149,6 +149,9 @@ const REPRO_HEAD: [&str; 4] = [
 
 pub fn check_table(r: &CheckReport) -> String {
     let mut out = String::new();
+    if let Some(range) = &r.range {
+        let _ = writeln!(out, "range: {range}\n");
+    }
     for t in &r.tests {
         let _ = writeln!(out, "{}", test_heading(t));
         if let Some(b) = &t.benchmark {
@@ -229,6 +232,9 @@ fn md_title(command: &str, exit_code: u8, outcome: &str, process: &str) -> Strin
 
 pub fn check_markdown(r: &CheckReport) -> String {
     let mut out = md_title("check", r.exit_code, r.outcome, &r.process);
+    if let Some(range) = &r.range {
+        let _ = writeln!(out, "Range: {}\n", md(range));
+    }
     for t in &r.tests {
         let _ = writeln!(out, "### {}\n", md(&test_heading(t)));
         if let Some(b) = &t.benchmark {

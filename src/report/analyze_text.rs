@@ -224,14 +224,17 @@ fn process_title(p: &ProcessReport) -> String {
 
 /// The trace's verdict header: metric version, trust, refresh rates.
 fn verdict_header(r: &AnalyzeReport) -> Vec<String> {
-    vec![
-        format!("metric version: {}", r.metric_version),
-        format!("trust: {}", verdicts::trust_line(&r.trust)),
-        format!(
-            "refresh rates: {}",
-            verdicts::refresh_line(&r.refresh_rates, Some(r.vsync_period_source))
-        ),
-    ]
+    let range = r.range.iter().map(|range| range.header());
+    range
+        .chain([
+            format!("metric version: {}", r.metric_version),
+            format!("trust: {}", verdicts::trust_line(&r.trust)),
+            format!(
+                "refresh rates: {}",
+                verdicts::refresh_line(&r.refresh_rates, Some(r.vsync_period_source))
+            ),
+        ])
+        .collect()
 }
 
 /// The process's trust and refresh rates, under its title.

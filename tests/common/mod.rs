@@ -91,6 +91,26 @@ pub fn run(args: &[&str]) -> Output {
         .expect("run frameprobe")
 }
 
+/// The command's standard output as JSON; the command must succeed.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on standard output")
+}
+
+/// Writes `bytes` to `name` in this test process's own temporary folder `tag`.
+pub fn temp_file(tag: &str, name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("frameprobe-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("temporary file");
+    p
+}
+
 pub fn query_csv(trace: &Path, sql: &str) -> Vec<Vec<String>> {
     let out = run(&["query", trace.to_str().unwrap(), sql, "--format", "csv"]);
     assert!(

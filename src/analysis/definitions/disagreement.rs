@@ -155,6 +155,7 @@ mod tests {
             was_big_jank: false,
             was_huge_jank: false,
             rows: 1,
+            in_range: true,
         }
     }
 

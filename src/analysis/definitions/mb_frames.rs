@@ -260,6 +260,7 @@ mod tests {
                 s("expected 10", 1_000, 16_000),
                 s("expected 20", 20_000, 16_000),
             ],
+            ..Default::default()
         };
         let m = map(&frames, Some(&input), 33);
         assert_eq!((m.entries, m.unmatched), (1, 0));

@@ -633,6 +633,7 @@ mod tests {
             was_big_jank: cpu > STDLIB_BIG_NS,
             was_huge_jank: cpu > STDLIB_HUGE_NS,
             rows: 1,
+            in_range: true,
         }
     }
 

@@ -660,12 +660,18 @@ pub fn render_analyze_with_sources(
                 Some(r.vsync_period_source)
             ))
         );
+        if let Some(range) = &r.range {
+            let _ = write!(o, "<p class=\"meta\">{}</p>", esc(&range.header()));
+        }
         super::verdicts::trust(&mut o, "Trace trust", &r.trust);
         if let Some(s) = sources.get(ti) {
             super::verdicts::sources(&mut o, s);
         }
         for w in &r.warnings {
             let _ = write!(o, "<p class=\"warn\">Warning: {}</p>", esc(w));
+        }
+        if let Some(range) = r.range.as_ref().filter(|_| r.processes.is_empty()) {
+            let _ = write!(o, "<p class=\"err\">{}</p>", esc(&range.empty_message()));
         }
         if r.processes.is_empty() {
             o.push_str("<p class=\"err\">No frames found for the selected processes.</p>");

@@ -361,6 +361,7 @@ mod tests {
             problem: None,
             trust_reasons: Vec::new(),
             warnings: Vec::new(),
+            range: None,
         }
     }
 
@@ -389,6 +390,7 @@ mod tests {
             api_level: 34,
             problem: None,
             trust: crate::analysis::trust::Trust::of(Vec::new()),
+            range: None,
         };
         let r = CompareReport {
             schema: "frameprobe.compare/v1",
