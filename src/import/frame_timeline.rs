@@ -603,8 +603,9 @@ mod tests {
         let mut imp = FrameTimelineImporter::default();
         feed(&mut ctx, &mut imp, TS, expected_display(1, 7));
         feed(&mut ctx, &mut imp, TS + 16_000_000, end(1));
+        feed(&mut ctx, &mut imp, TS + 16_000_000, expected_display(2, 8));
         let s = &ctx.store;
-        assert_eq!(s.slices.len(), 1);
+        assert_eq!(s.slices.len(), 2);
         let slice = &s.slices[0];
         assert_eq!((slice.ts, slice.dur), (TS, 16_000_000));
         assert_eq!(opt(&ctx, slice.name), Some("7"));
@@ -621,6 +622,8 @@ mod tests {
             (row.slice_id, row.actual, row.upid, row.display_frame_token),
             (0, false, upid, 7)
         );
+        let second = &s.frame_timeline[1];
+        assert_eq!((second.slice_id, second.display_frame_token), (1, 8));
         assert_eq!(
             args(&ctx, 0),
             [("Display frame token".to_string(), "7".to_string())]
@@ -868,6 +871,8 @@ mod tests {
     fn the_first_expected_surface_frame_of_a_token_wins() {
         let mut ctx = Ctx::new();
         let mut imp = FrameTimelineImporter::default();
+        // A display frame first, so that the surface frame's slice is not slice 0.
+        feed(&mut ctx, &mut imp, TS, expected_display(9, 5));
         for (cookie, display) in [(1, 30), (2, 31)] {
             feed(
                 &mut ctx,
@@ -884,9 +889,10 @@ mod tests {
         }
         feed(&mut ctx, &mut imp, TS + 10, end(1));
         let s = &ctx.store;
-        assert_eq!(s.frame_timeline.len(), 1);
-        assert_eq!(s.frame_timeline[0].display_frame_token, 30);
-        assert_eq!(s.slices.len(), 1);
-        assert_eq!(s.slices[0].dur, 9);
+        assert_eq!(s.frame_timeline.len(), 2);
+        let surface = &s.frame_timeline[1];
+        assert_eq!((surface.slice_id, surface.display_frame_token), (1, 30));
+        assert_eq!(s.slices.len(), 2);
+        assert_eq!(s.slices[1].dur, 9);
     }
 }
