@@ -188,5 +188,82 @@ mod tests {
             "macrobenchmark.target".get(6..).unwrap(),
             "androidx.benchmark.macrobenchmark.target"
         ));
+        // A long package matches a truncated name only by its last 15 characters.
+        assert!(!process_matches_package(
+            "com.other",
+            "androidx.benchmark.macrobenchmark.target"
+        ));
+        assert!(!process_matches_package(
+            "benchmark.macrobenchmark.target",
+            "androidx.benchmark.macrobenchmark.target"
+        ));
+    }
+
+    fn slice(name: &str, ts: i64, dur: i64) -> MbSlice {
+        MbSlice {
+            name: name.into(),
+            ts,
+            dur,
+        }
+    }
+
+    /// Selection as MACROBENCHMARK.md states it: doFrame on the main thread (pid = tid),
+    /// DrawFrame on a thread named RenderThread, the process's actual and expected
+    /// FrameTimeline slices, identical rows once (UNION), by ts.
+    #[test]
+    fn query_rows_of_a_process_and_its_block() {
+        use crate::analysis::frames::tests::{Trace, APP};
+        use crate::store::FrameTimelineRow;
+        const MS: i64 = 1_000_000;
+        let mut t = Trace::new();
+        let worker = t.thread(APP, 102, Some("Worker"));
+        t.slice(0, "Choreographer#doFrame 10", 0, 5 * MS);
+        // The same DrawFrame twice is one row; a DrawFrame off the RenderThread and a
+        // doFrame off the main thread are not selected.
+        t.slice(1, "DrawFrames 10", 5 * MS, 5 * MS);
+        t.slice(1, "DrawFrames 10", 5 * MS, 5 * MS);
+        t.slice(worker, "DrawFrames 10", 6 * MS, MS);
+        t.slice(worker, "Choreographer#doFrame 10", 6 * MS, MS);
+        let timeline = |upid, actual| FrameTimelineRow {
+            upid,
+            actual,
+            display_frame_token: 7,
+            surface_frame_token: Some(10),
+            ..Default::default()
+        };
+        t.timeline(timeline(APP, false), 0, 16 * MS);
+        t.timeline(timeline(APP, true), 0, 17 * MS);
+        // Another process: its own doFrame, and a process with FrameTimeline rows only.
+        let other = t.process(200, "com.other");
+        let other_main = t.thread(other, 200, None);
+        t.slice(other_main, "Choreographer#doFrame 30", 2 * MS, MS);
+        let sf = t.process(300, "/system/bin/surfaceflinger");
+        t.timeline(timeline(sf, true), 3 * MS, MS);
+
+        let input = input_for(&t.store, &[APP]);
+        assert_eq!(input.ui, [slice("Choreographer#doFrame 10", 0, 5 * MS)]);
+        assert_eq!(input.rt, [slice("DrawFrames 10", 5 * MS, 5 * MS)]);
+        assert_eq!(input.actual, [slice("actual 10", 0, 17 * MS)]);
+        assert_eq!(input.expected, [slice("expected 10", 0, 16 * MS)]);
+
+        let all = inputs_by_process(&t.store);
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[&APP].rt, input.rt);
+        assert_eq!(
+            all[&other].ui,
+            [slice("Choreographer#doFrame 30", 2 * MS, MS)]
+        );
+        assert!(all[&other].actual.is_empty());
+        assert_eq!(all[&sf].actual, [slice("actual 10", 3 * MS, MS)]);
+
+        // One frame: CPU = DrawFrame end 10 ms - doFrame start 0; overrun = max(actual end
+        // 17 ms, DrawFrame end 10 ms) - expected end 16 ms.
+        let b = block_for_process(&all, APP, 33).unwrap();
+        assert_eq!((b.frame_count, b.api_level, b.problem), (1, 33, None));
+        assert_eq!(b.frame_duration_cpu_ms.unwrap().p50, 10.0);
+        assert_eq!(b.frame_overrun_ms.unwrap().p50, 1.0);
+        // Nothing to measure without doFrames.
+        assert!(block_for_process(&all, sf, 33).is_none());
+        assert!(block_for_process(&all, 99, 33).is_none());
     }
 }

@@ -513,3 +513,386 @@ impl Classified {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Expected values come from trace_processor v58.2's `frame_timeline_event_parser.cc`
+    //! (names, args, the bad-timestamp limit, the first-expected-frame-wins rule) and the
+    //! FrameTimelineEvent enums in `frame_timeline_event.proto`.
+
+    use super::*;
+    use crate::protos::frame_timeline_event::FrameEnd;
+
+    const TS: i64 = 1_000_000_000;
+
+    fn feed(ctx: &mut Ctx, imp: &mut FrameTimelineImporter, ts: i64, event: Event) {
+        let bytes = FrameTimelineEvent { event: Some(event) }.encode_to_vec();
+        imp.event(ctx, ts, &bytes);
+    }
+
+    fn end(cookie: i64) -> Event {
+        Event::FrameEnd(FrameEnd {
+            cookie: Some(cookie),
+        })
+    }
+
+    fn parser_errors(ctx: &Ctx) -> i64 {
+        ctx.store
+            .stats
+            .get(&(PARSER_ERROR, -1))
+            .map_or(0, |s| s.value)
+    }
+
+    fn expected_display(cookie: i64, token: i64) -> Event {
+        Event::ExpectedDisplayFrameStart(ExpectedDisplayFrameStart {
+            cookie: Some(cookie),
+            token: Some(token),
+            pid: Some(100),
+        })
+    }
+
+    /// The args of a slice as (key, value) text, in insertion order.
+    fn args(ctx: &Ctx, slice: SliceId) -> Vec<(String, String)> {
+        let s = &ctx.store;
+        let Some(set) = s.slices[slice as usize].arg_set_id else {
+            return Vec::new();
+        };
+        s.args
+            .set(set)
+            .iter()
+            .map(|a| {
+                let v = match &a.value {
+                    ArgValue::Str(id) => s.str(*id).to_string(),
+                    ArgValue::Int(i) => i.to_string(),
+                    ArgValue::Real(r) => r.to_string(),
+                    other => format!("{other:?}"),
+                };
+                (s.str(a.key).to_string(), v)
+            })
+            .collect()
+    }
+
+    fn opt(ctx: &Ctx, id: Option<crate::store::strings::StrId>) -> Option<&str> {
+        ctx.store.opt_str(id)
+    }
+
+    #[test]
+    fn timestamps_trace_processor_rejects() {
+        // Negative, and within 10 s of i64::MAX (either sign): a parser error, no slice.
+        let limit = i64::MAX - 10_000_000_000;
+        for (i, ts) in [-5, limit, -limit, i64::MAX].into_iter().enumerate() {
+            let mut ctx = Ctx::new();
+            let mut imp = FrameTimelineImporter::default();
+            feed(&mut ctx, &mut imp, ts, expected_display(1, 7));
+            assert_eq!(parser_errors(&ctx), 1, "ts #{i}");
+            assert!(ctx.store.slices.is_empty(), "ts #{i}");
+        }
+        // Zero, an ordinary boot time and one below the limit are kept.
+        for ts in [0, TS, limit - 1] {
+            let mut ctx = Ctx::new();
+            let mut imp = FrameTimelineImporter::default();
+            feed(&mut ctx, &mut imp, ts, expected_display(1, 7));
+            assert_eq!(parser_errors(&ctx), 0, "ts {ts}");
+            assert_eq!(ctx.store.slices[0].ts, ts);
+        }
+    }
+
+    #[test]
+    fn expected_display_frame_is_a_slice_on_the_expected_timeline() {
+        let mut ctx = Ctx::new();
+        let mut imp = FrameTimelineImporter::default();
+        feed(&mut ctx, &mut imp, TS, expected_display(1, 7));
+        feed(&mut ctx, &mut imp, TS + 16_000_000, end(1));
+        feed(&mut ctx, &mut imp, TS + 16_000_000, expected_display(2, 8));
+        let s = &ctx.store;
+        assert_eq!(s.slices.len(), 2);
+        let slice = &s.slices[0];
+        assert_eq!((slice.ts, slice.dur), (TS, 16_000_000));
+        assert_eq!(opt(&ctx, slice.name), Some("7"));
+        let track = &s.tracks[slice.track_id as usize];
+        assert_eq!(s.str(track.kind), "android_expected_frame_timeline");
+        assert_eq!(opt(&ctx, track.name), Some("Expected Timeline"));
+        let upid = match track.scope {
+            TrackScope::Process(u) => u,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(s.processes[upid as usize].pid, 100);
+        let row = &s.frame_timeline[0];
+        assert_eq!(
+            (row.slice_id, row.actual, row.upid, row.display_frame_token),
+            (0, false, upid, 7)
+        );
+        let second = &s.frame_timeline[1];
+        assert_eq!((second.slice_id, second.display_frame_token), (1, 8));
+        assert_eq!(
+            args(&ctx, 0),
+            [("Display frame token".to_string(), "7".to_string())]
+        );
+    }
+
+    #[test]
+    fn missing_ids_and_unknown_cookies_are_counted_not_imported() {
+        let mut ctx = Ctx::new();
+        let mut imp = FrameTimelineImporter::default();
+        let no_pid = Event::ExpectedDisplayFrameStart(ExpectedDisplayFrameStart {
+            cookie: Some(1),
+            token: Some(2),
+            pid: None,
+        });
+        feed(&mut ctx, &mut imp, TS, no_pid);
+        feed(
+            &mut ctx,
+            &mut imp,
+            TS,
+            Event::FrameEnd(FrameEnd { cookie: None }),
+        );
+        imp.event(&mut ctx, TS, &[0xff]);
+        assert_eq!(parser_errors(&ctx), 3);
+        feed(&mut ctx, &mut imp, TS, end(9));
+        let unpaired = &ctx.store.stats[&("frame_timeline_unpaired_end_event", -1)];
+        assert_eq!(unpaired.value, 1);
+        assert!(ctx.store.slices.is_empty());
+    }
+
+    /// An app frame (token 20) presented by display frame 30, every field set.
+    fn actual_surface(cookie: i64) -> Event {
+        Event::ActualSurfaceFrameStart(ActualSurfaceFrameStart {
+            cookie: Some(cookie),
+            token: Some(20),
+            display_frame_token: Some(30),
+            pid: Some(200),
+            layer_name: Some("app#0".into()),
+            present_type: Some(2),
+            on_time_finish: Some(true),
+            gpu_composition: Some(true),
+            jank_type: Some(jank::bits::APP_DEADLINE_MISSED),
+            prediction_type: Some(2),
+            is_buffer: Some(true),
+            jank_severity_type: Some(3),
+            present_delay_millis: Some(4.5),
+            vsync_resynced_jitter_millis: Some(0.25),
+            jank_severity_score: Some(0.5),
+            jank_type_experimental: Some(jank::bits::BUFFER_STUFFING),
+            present_type_experimental: Some(1),
+            jank_debug_metadata: Some(2.0),
+            latched_fence_state: Some(2),
+            animation_time_millis: Some(1.5),
+        })
+    }
+
+    #[test]
+    fn surface_and_display_frames_carry_every_column_and_a_flow() {
+        let mut ctx = Ctx::new();
+        let mut imp = FrameTimelineImporter::default();
+        feed(
+            &mut ctx,
+            &mut imp,
+            TS,
+            Event::ExpectedSurfaceFrameStart(ExpectedSurfaceFrameStart {
+                cookie: Some(1),
+                token: Some(20),
+                display_frame_token: Some(30),
+                pid: Some(200),
+                layer_name: Some("app#0".into()),
+            }),
+        );
+        feed(&mut ctx, &mut imp, TS + 1, actual_surface(2));
+        feed(
+            &mut ctx,
+            &mut imp,
+            TS + 2,
+            Event::ActualDisplayFrameStart(ActualDisplayFrameStart {
+                cookie: Some(3),
+                token: Some(30),
+                pid: Some(100),
+                present_type: Some(1),
+                on_time_finish: Some(false),
+                gpu_composition: Some(true),
+                jank_type: Some(jank::bits::SF_CPU_DEADLINE_MISSED),
+                prediction_type: Some(1),
+                jank_severity_type: None,
+                present_delay_millis: None,
+                jank_severity_score: None,
+                jank_type_experimental: Some(jank::bits::NONE),
+                present_type_experimental: None,
+                jank_debug_metadata: None,
+                latched_unsignaled_count: Some(3),
+                addressable_unsignaled_latch_count: Some(4),
+            }),
+        );
+        for (ts, cookie) in [(TS + 10, 1), (TS + 11, 2), (TS + 12, 3)] {
+            feed(&mut ctx, &mut imp, ts, end(cookie));
+        }
+        assert_eq!(parser_errors(&ctx), 0);
+        let s = &ctx.store;
+        assert_eq!(s.slices.len(), 3);
+        assert!(s.slices.iter().all(|x| x.dur == 10));
+        let names: Vec<_> = s.slices.iter().map(|x| opt(&ctx, x.name)).collect();
+        assert_eq!(names, [Some("20"), Some("20"), Some("30")]);
+        let kinds: Vec<_> = s
+            .slices
+            .iter()
+            .map(|x| s.str(s.tracks[x.track_id as usize].kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "android_expected_frame_timeline",
+                "android_actual_frame_timeline",
+                "android_actual_frame_timeline"
+            ]
+        );
+        let app = s.processes.iter().position(|p| p.pid == 200).unwrap() as Upid;
+        let sf = s.processes.iter().position(|p| p.pid == 100).unwrap() as Upid;
+
+        let [expected, surface, display] = &s.frame_timeline[..] else {
+            panic!("{} rows", s.frame_timeline.len())
+        };
+        assert_eq!(
+            (expected.slice_id, expected.actual, expected.upid),
+            (0, false, app)
+        );
+        assert_eq!(
+            (expected.display_frame_token, expected.surface_frame_token),
+            (30, Some(20))
+        );
+        assert_eq!(opt(&ctx, expected.layer_name), Some("app#0"));
+
+        // Surface frame: App Deadline Missed is Self Jank; alone, Buffer Stuffing is its tag.
+        assert_eq!(
+            (surface.slice_id, surface.actual, surface.upid),
+            (1, true, app)
+        );
+        assert_eq!(
+            (surface.display_frame_token, surface.surface_frame_token),
+            (30, Some(20))
+        );
+        assert_eq!(opt(&ctx, surface.layer_name), Some("app#0"));
+        assert_eq!(
+            opt(&ctx, surface.latched_fence_state),
+            Some("Latched Unsignaled")
+        );
+        assert_eq!(
+            (surface.on_time_finish, surface.gpu_composition),
+            (Some(1), Some(1))
+        );
+        assert_eq!(surface.jank_score, Some(0.5));
+        assert_eq!(opt(&ctx, surface.present_type), Some("Late Present"));
+        assert_eq!(opt(&ctx, surface.jank_type), Some("App Deadline Missed"));
+        assert_eq!(opt(&ctx, surface.jank_severity_type), Some("Full"));
+        assert_eq!(
+            opt(&ctx, surface.prediction_type),
+            Some("Expired Prediction")
+        );
+        assert_eq!(opt(&ctx, surface.jank_tag), Some("Self Jank"));
+        assert_eq!(
+            opt(&ctx, surface.jank_tag_experimental),
+            Some("Buffer Stuffing")
+        );
+        assert_eq!(
+            surface.jank_type_mask,
+            Some(jank::bits::APP_DEADLINE_MISSED)
+        );
+        assert_eq!(surface.present_type_raw, Some(2));
+
+        // Display frame: an SF CPU deadline miss is its own (Self) jank; no severity on the
+        // event and a mask other than None read "Unknown".
+        assert_eq!(
+            (display.slice_id, display.actual, display.upid),
+            (2, true, sf)
+        );
+        assert_eq!(display.display_frame_token, 30);
+        assert_eq!(display.surface_frame_token, None);
+        assert_eq!(
+            (
+                display.latched_unsignaled_count,
+                display.addressable_unsignaled_latch_count
+            ),
+            (Some(3), Some(4))
+        );
+        assert_eq!(
+            (display.on_time_finish, display.gpu_composition),
+            (Some(0), Some(1))
+        );
+        assert_eq!(display.jank_score, Some(0.0));
+        assert_eq!(opt(&ctx, display.present_type), Some("On-time Present"));
+        assert_eq!(
+            opt(&ctx, display.jank_type),
+            Some("SurfaceFlinger CPU Deadline Missed")
+        );
+        assert_eq!(opt(&ctx, display.jank_severity_type), Some("Unknown"));
+        assert_eq!(opt(&ctx, display.prediction_type), Some("Valid Prediction"));
+        assert_eq!(opt(&ctx, display.jank_tag), Some("Self Jank"));
+        assert_eq!(opt(&ctx, display.jank_tag_experimental), Some("No Jank"));
+        assert_eq!(
+            display.jank_type_mask,
+            Some(jank::bits::SF_CPU_DEADLINE_MISSED)
+        );
+        assert_eq!(display.present_type_raw, Some(1));
+
+        // The surface frame flows into the display frame that presented it.
+        assert_eq!(s.flows.len(), 1);
+        assert_eq!((s.flows[0].slice_out, s.flows[0].slice_in), (1, 2));
+
+        let keys = |id| -> Vec<String> { args(&ctx, id).into_iter().map(|(k, _)| k).collect() };
+        assert_eq!(
+            args(&ctx, 0),
+            [
+                ("Surface frame token".to_string(), "20".to_string()),
+                ("Display frame token".to_string(), "30".to_string()),
+                ("Layer name".to_string(), "app#0".to_string()),
+            ]
+        );
+        let surface_args = args(&ctx, 1);
+        for (k, v) in [
+            ("Present type", "Late Present"),
+            ("Present type (experimental)", "On-time Present"),
+            ("On time finish", "1"),
+            ("GPU composition", "1"),
+            ("Jank type", "App Deadline Missed"),
+            ("Jank type (experimental)", "Buffer Stuffing"),
+            ("Jank severity type", "Full"),
+            ("Prediction type", "Expired Prediction"),
+            ("Jank tag", "Self Jank"),
+            ("Jank tag (experimental)", "Buffer Stuffing"),
+            ("Is Buffer?", "Yes"),
+            ("Latched fence state", "Latched Unsignaled"),
+        ] {
+            assert!(
+                surface_args.contains(&(k.to_string(), v.to_string())),
+                "{k}: {surface_args:?}"
+            );
+        }
+        assert!(keys(2).contains(&"Jank tag".to_string()));
+        assert!(keys(2).contains(&"Latched unsignaled count".to_string()));
+    }
+
+    #[test]
+    fn the_first_expected_surface_frame_of_a_token_wins() {
+        let mut ctx = Ctx::new();
+        let mut imp = FrameTimelineImporter::default();
+        // A display frame first, so that the surface frame's slice is not slice 0.
+        feed(&mut ctx, &mut imp, TS, expected_display(9, 5));
+        for (cookie, display) in [(1, 30), (2, 31)] {
+            feed(
+                &mut ctx,
+                &mut imp,
+                TS + cookie,
+                Event::ExpectedSurfaceFrameStart(ExpectedSurfaceFrameStart {
+                    cookie: Some(cookie),
+                    token: Some(20),
+                    display_frame_token: Some(display),
+                    pid: Some(200),
+                    layer_name: None,
+                }),
+            );
+        }
+        feed(&mut ctx, &mut imp, TS + 10, end(1));
+        let s = &ctx.store;
+        assert_eq!(s.frame_timeline.len(), 2);
+        let surface = &s.frame_timeline[1];
+        assert_eq!((surface.slice_id, surface.display_frame_token), (1, 30));
+        assert_eq!(s.slices.len(), 2);
+        assert_eq!(s.slices[1].dur, 9);
+    }
+}

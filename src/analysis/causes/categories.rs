@@ -597,6 +597,46 @@ mod tests {
         assert_eq!(cat("Drawing 0 0 10 10"), None);
         // A name that only looks like a class descriptor.
         assert_eq!(cat("Lock"), None);
+        // Frame markers stay the frame even when they contain a rule's text.
+        assert_eq!(cat("DrawFrames 12 binder transaction"), None);
+        assert_eq!(cat("Choreographer#doFrame 12 binder transaction"), None);
+        // Handler heuristics (trace_processor's `_is_relevant_blocking_call_expr`): a
+        // `Handler: Class$Callback` message without dots in the class is one too.
+        assert_eq!(cat("Handler: Foo$1"), Some("handler_message"));
+        assert_eq!(cat("a.b.C: D$E"), Some("handler_message"));
+        assert_eq!(cat("a.B$H: #3"), Some("handler_message"));
+        assert_eq!(cat("android.os.Handler: #3"), None);
+        assert_eq!(
+            cat("android.view.ViewRootImpl$ViewRootHandler: #Input"),
+            None
+        );
+    }
+
+    /// Kinds and families as README's "Cause categories" table documents them.
+    #[test]
+    fn ids_kinds_and_families_of_the_documented_table() {
+        for (id, kind, family) in [
+            ("binder", Wait, "binder"),
+            ("monitor_contention", Wait, "locks"),
+            ("gc_wait", Wait, "gc"),
+            ("wait_for_render_thread", Wait, "render_thread"),
+            ("inflate", Work, "app_work"),
+            ("shader_compile", Work, "render_thread"),
+            ("cpu_contention", Derived, "cpu"),
+            ("io", Derived, "io"),
+            ("running_self", Derived, "self"),
+            ("vsync_delay", Derived, "frame"),
+        ] {
+            let c = Category::from_id(id).unwrap();
+            assert_eq!((c.id(), c.kind(), c.family()), (id, kind, family));
+        }
+        assert_eq!(Category::from_id("no_such_cause"), None);
+        // Every category has its own non-empty label (it names the cause in tables).
+        let mut labels: Vec<&str> = CATEGORIES.iter().map(|c| c.category.label()).collect();
+        assert!(labels.iter().all(|l| !l.is_empty()));
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), CATEGORIES.len());
     }
 
     #[test]
