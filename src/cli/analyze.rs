@@ -104,12 +104,17 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
     let mut out = stdout.lock();
     match a.format {
         ReportFormat::Json => {
-            let v = if reports.len() == 1 && errors.is_empty() {
-                serde_json::to_value(&reports[0])?
+            let text = if reports.len() == 1 && errors.is_empty() {
+                serde_json::to_string_pretty(&reports[0])?
             } else {
-                serde_json::json!({ "schema": crate::analysis::report_model::SCHEMA, "metric_version": crate::analysis::definitions::METRIC_VERSION, "traces": reports, "errors": errors })
+                serde_json::to_string_pretty(&crate::report::frames_json::AnalyzeMany {
+                    schema: crate::analysis::report_model::SCHEMA,
+                    metric_version: crate::analysis::definitions::METRIC_VERSION,
+                    traces: &reports,
+                    errors: &errors,
+                })?
             };
-            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+            writeln!(out, "{text}")?;
         }
         ReportFormat::Table => {
             for r in &reports {
@@ -204,16 +209,8 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
     let mut out = stdout.lock();
     match a.format {
         ReportFormat::Json => {
-            let frames: Vec<_> = r
-                .processes
-                .iter()
-                .map(|p| serde_json::json!({"pid": p.pid, "name": p.name, "trust": p.trust, "frames": p.all_frames}))
-                .collect();
-            let mut v = serde_json::json!({"schema": "frameprobe.frames/v1", "tool_version": r.tool_version, "metric_version": r.metric_version, "trace": r.trace, "trace_start_ns": r.trace_start_ns, "sources": r.sources, "trust": r.trust, "processes": frames});
-            if let Some(range) = &r.range {
-                v["range"] = serde_json::to_value(range)?;
-            }
-            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+            let doc = crate::report::frames_json::FramesDoc::new(&r);
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
         ReportFormat::Table | ReportFormat::Markdown => {

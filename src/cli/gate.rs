@@ -7,7 +7,8 @@ use anyhow::{Context, Result};
 
 use crate::gate::check::{parse_rule, GateConfig, Rule};
 use crate::gate::compare::Thresholds;
-use crate::gate::{annotations, output, run_check, run_compare, CheckOptions};
+use crate::gate::{annotations, run_check, run_compare, CheckOptions};
+use crate::report::gate as output;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GateFormat {

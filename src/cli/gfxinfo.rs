@@ -6,11 +6,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::output::Format;
 use crate::gfxinfo::jank_tracker::dequeue_forgiveness_ns;
 use crate::gfxinfo::parser;
 use crate::gfxinfo::replay::ReplayOptions;
 use crate::report::gfxinfo;
+use crate::report::result_set::Format;
 
 #[derive(clap::Args)]
 pub struct GfxinfoArgs {

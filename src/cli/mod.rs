@@ -8,7 +8,6 @@ pub mod export;
 pub mod gate;
 pub mod gfxinfo;
 pub mod load;
-pub mod output;
 pub mod output_file;
 pub mod query;
 pub mod range_args;

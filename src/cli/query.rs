@@ -9,8 +9,8 @@ use rusqlite::fallible_iterator::FallibleIterator;
 use rusqlite::types::Value;
 use rusqlite::Connection;
 
-use super::output::{self, Format, ResultSet};
 use crate::import::{load, LoadOptions};
+use crate::report::result_set::{self as output, Format, ResultSet};
 use crate::store::sqlite::{to_connection, ExportOptions};
 
 #[derive(clap::Args)]

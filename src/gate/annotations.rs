@@ -44,7 +44,7 @@ pub fn check(r: &CheckReport) -> Vec<String> {
                 &format!("frameprobe check: {}", t.label()),
                 &format!(
                     "{}: measured {} (limit {} {}) over {}",
-                    super::output::rule_text(x),
+                    crate::report::gate::rule_text(x),
                     x.value.map_or("n/a".into(), |v| format!("{v:.2}")),
                     x.limit,
                     x.unit,

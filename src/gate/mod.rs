@@ -11,7 +11,6 @@ pub mod isolate;
 pub mod macrobench_dir;
 pub mod measure;
 pub mod metrics;
-pub mod output;
 pub mod reproduce;
 pub mod saved_baseline;
 

@@ -35,7 +35,10 @@ fn text(v: &Value) -> Option<String> {
     }
 }
 
-pub fn csv_field(s: &str) -> String {
+/// One CSV field by RFC 4180, with sqlite3's convention that an empty text is `""` and a
+/// NULL an empty field. The csv crate (used for every other CSV) cannot quote a single empty
+/// field, so SQL results keep this writer.
+fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) || s.is_empty() {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

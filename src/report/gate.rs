@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
-use super::check::{Bound, Outcome, RuleResult};
-use super::compare::{Comparison, Verdict};
-use super::{BenchmarkInfo, CheckReport, CompareReport, MacrobenchmarkMetrics, TestCheck};
+use crate::gate::check::{Bound, Outcome, RuleResult};
+use crate::gate::compare::{Comparison, Verdict};
+use crate::gate::{BenchmarkInfo, CheckReport, CompareReport, MacrobenchmarkMetrics, TestCheck};
 use crate::report::grid;
 
 fn num(v: Option<f64>) -> String {
@@ -47,7 +47,7 @@ fn per_iteration(r: &RuleResult) -> String {
 }
 
 fn macro_text(m: &MacrobenchmarkMetrics) -> String {
-    let p = |x: &Option<super::Pcts>| {
+    let p = |x: &Option<crate::gate::Pcts>| {
         x.as_ref().map_or("n/a".into(), |p| {
             format!(
                 "P50 {:.2} P90 {:.2} P95 {:.2} P99 {:.2}",
