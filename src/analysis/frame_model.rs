@@ -78,12 +78,9 @@ impl Frame {
 
     /// Janky by FrameTimeline: the user could see it (self, other, dropped).
     pub fn ft_janky(&self) -> bool {
-        self.timeline.as_ref().is_some_and(|t| {
-            matches!(
-                t.jank_tag.as_str(),
-                "Self Jank" | "Other Jank" | "Dropped Frame"
-            )
-        })
+        self.timeline
+            .as_ref()
+            .is_some_and(|t| crate::trace::frame_timeline_vocab::user_visible_jank_tag(&t.jank_tag))
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::analysis::frame_timing::percentile;
 use crate::rng::Rng;
+use crate::trace::frame_timeline_vocab as vocab;
 
 use super::analyzed::AnalyzedMetric;
 use super::measure::Iteration;
@@ -25,11 +26,11 @@ pub enum Metric {
 }
 
 pub const TAGS: [&str; 5] = [
-    "Self Jank",
-    "Other Jank",
-    "Dropped Frame",
-    "Buffer Stuffing",
-    "SurfaceFlinger Stuffing",
+    vocab::TAG_SELF,
+    vocab::TAG_OTHER,
+    vocab::TAG_DROPPED,
+    vocab::TAG_BUFFER_STUFFING,
+    vocab::TAG_SF_STUFFING,
 ];
 
 impl Metric {
@@ -131,7 +132,7 @@ impl Metric {
                     .flat_map(|i| &i.timeline_tags)
                     .filter(|t| match self {
                         Metric::TagRate(x) => t.as_str() == *x,
-                        _ => matches!(t.as_str(), "Self Jank" | "Other Jank" | "Dropped Frame"),
+                        _ => crate::trace::frame_timeline_vocab::user_visible_jank_tag(t),
                     })
                     .count();
                 Some(hit as f64 * 100.0 / total as f64)

@@ -105,6 +105,12 @@ pub const TAG_BUFFER_STUFFING: &str = "Buffer Stuffing";
 pub const TAG_SF_STUFFING: &str = "SurfaceFlinger Stuffing";
 pub const TAG_NON_PERCEIVABLE: &str = "Non-perceivable Jank";
 
+/// Whether a surface frame's jank tag is jank the user could see: the app's own, another
+/// party's, or a dropped frame (buffer stuffing and unspecified are not).
+pub fn user_visible_jank_tag(tag: &str) -> bool {
+    matches!(tag, TAG_SELF | TAG_OTHER | TAG_DROPPED)
+}
+
 /// `jank_tag` of a display frame (SurfaceFlinger's own frame).
 pub fn display_frame_jank_tag(mask: i32) -> &'static str {
     if mask == UNSPECIFIED {
