@@ -46,7 +46,8 @@ fn per_iteration(r: &RuleResult) -> String {
         .join(" ")
 }
 
-fn macro_text(m: &MacrobenchmarkMetrics) -> String {
+/// Macrobenchmark's metrics in one line (check and compare, text and HTML).
+pub(crate) fn macro_text(m: &MacrobenchmarkMetrics) -> String {
     let p = |x: &Option<crate::gate::Pcts>| {
         x.as_ref().map_or("n/a".into(), |p| {
             format!(

@@ -8,7 +8,7 @@ use super::svg::{self, Histogram};
 use super::{esc, page};
 use crate::gate::compare::{Comparison, Verdict};
 use crate::gate::measure::Iteration;
-use crate::gate::{CompareReport, IterationInfo, MacrobenchmarkMetrics, Pcts};
+use crate::gate::{CompareReport, IterationInfo, Pcts};
 
 const BASE_COLOUR: &str = "#607d8b";
 const CAND_COLOUR: &str = "#ef6c00";
@@ -187,25 +187,6 @@ fn pair_of_histograms(
     o.push_str("</div>");
 }
 
-fn macro_line(m: &MacrobenchmarkMetrics) -> String {
-    let p = |x: &Option<Pcts>| {
-        x.as_ref().map_or("n/a".into(), |p| {
-            format!(
-                "P50 {:.2} P90 {:.2} P95 {:.2} P99 {:.2}",
-                p.p50, p.p90, p.p95, p.p99
-            )
-        })
-    };
-    format!(
-        "frameDurationCpuMs {}; frameOverrunMs {}; frameCount median {} (min {}, max {})",
-        p(&m.frame_duration_cpu_ms),
-        p(&m.frame_overrun_ms),
-        m.frame_count.median,
-        m.frame_count.minimum,
-        m.frame_count.maximum
-    )
-}
-
 /// The compare page. `dists` gives the per-frame values for each test of `r` (matched by
 /// test name; a test without them is drawn without histograms).
 pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> String {
@@ -269,8 +250,10 @@ pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> Stri
         let _ = write!(
             o,
             "<p class=\"meta\">Baseline Macrobenchmark: {}<br>Candidate Macrobenchmark: {}</p>",
-            esc(&macro_line(&t.baseline_macrobenchmark)),
-            esc(&macro_line(&t.candidate_macrobenchmark))
+            esc(&crate::report::gate::macro_text(&t.baseline_macrobenchmark)),
+            esc(&crate::report::gate::macro_text(
+                &t.candidate_macrobenchmark
+            ))
         );
         metrics_table(&mut o, &t.metrics);
         o.push_str("<h4>Distributions</h4>");
