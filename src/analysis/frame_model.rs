@@ -140,6 +140,40 @@ pub struct BufferMatch {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Text output says the same word as JSON: the serde name is the contract.
+    #[test]
+    fn confidence_names_are_the_json_words() {
+        for (c, word) in [
+            (Confidence::High, "high"),
+            (Confidence::Medium, "medium"),
+            (Confidence::Low, "low"),
+        ] {
+            assert_eq!(c.name(), word);
+            assert_eq!(serde_json::to_value(c).unwrap(), word);
+        }
+    }
+
+    /// A buffer is named by the FrameTracer ids it has, in the order users read them in
+    /// Perfetto's UI (buffer id, then frame number); none at all is said, not left blank.
+    #[test]
+    fn a_buffer_is_named_by_the_ids_it_has() {
+        let m = |buffer_id, frame_number| BufferMatch {
+            layer: "L".into(),
+            buffer_id,
+            frame_number,
+            app: None,
+            gpu: None,
+            sf: None,
+            confidence: Confidence::Low,
+        };
+        assert_eq!(m(Some(11), Some(6296)).ids(), "buffer 11, frame 6296");
+        assert_eq!(m(Some(3), None).ids(), "buffer 3");
+        assert_eq!(m(None, Some(7)).ids(), "frame 7");
+        assert_eq!(m(None, None).ids(), "buffer without id");
+    }
+
     /// The model sits below every frame analysis: it may use the slice index and the store,
     /// never the modules that build, match or judge frames (that made the import circle).
     #[test]
