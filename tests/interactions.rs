@@ -274,3 +274,71 @@ fn an_idle_gap_splits_bursts_and_a_longer_one_joins_them() {
         )]
     );
 }
+
+/// The default generated app on the command line: analyze lists its interactions, and
+/// `--interaction` keeps only the matching frames in frames, analyze and check. Expected
+/// counts are the plan's (1 startup frame, 3 scrolls of 30).
+#[test]
+fn interaction_filter_on_the_command_line() {
+    let t = generate_interactions(&InteractionsConfig::default());
+    let path = common::temp_file("interactions", "cli.pftrace", &t.trace.bytes);
+    let p = path.to_str().unwrap();
+    let doc = common::run_json(&["analyze", p, "--format", "json"]);
+    let list = doc["processes"][0]["interactions"].as_array().unwrap();
+    let seen: Vec<(String, u64, u64)> = list
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap().to_string(),
+                i["ordinal"].as_u64().unwrap(),
+                i["frames"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, u64)> = [
+        ("startup", 1, 1),
+        ("RV Scroll", 1, 30),
+        ("RV Scroll", 2, 30),
+        ("RV Scroll", 3, 30),
+    ]
+    .iter()
+    .map(|&(l, o, n)| (l.to_string(), o, n))
+    .collect();
+    assert_eq!(seen, want);
+
+    let rows = common::run(&["frames", p, "--interaction", "RV*", "--format", "csv"]);
+    assert!(rows.status.success());
+    let rows = common::parse_csv(&String::from_utf8_lossy(&rows.stdout));
+    assert_eq!(rows.len() - 1, 90, "the three scrolls' frames");
+
+    let doc = common::run_json(&["analyze", p, "--interaction", "startup", "--format", "json"]);
+    assert_eq!(doc["processes"][0]["frames"], 1);
+
+    // check gates on the scrolls' frames only: the rule's denominator says how many.
+    let out = common::run(&[
+        "check",
+        p,
+        "--process",
+        APP,
+        "--interaction",
+        "RV Scroll",
+        "--rule",
+        "jank_rate_pct<=100",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = doc.to_string();
+    assert!(text.contains("90 FrameTimeline app frames"), "{text}");
+
+    let none = common::run(&["frames", p, "--interaction", "nothing*"]);
+    assert_eq!(none.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        err.contains("no frames in interactions matching nothing*"),
+        "{err}"
+    );
+    assert!(err.contains("RV Scroll, startup"), "{err}");
+}
+
+const APP: &str = frameprobe_tools::synth::interactions::APP_NAME;
