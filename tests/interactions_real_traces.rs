@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn trace(name: &str, test: &str) -> Option<PathBuf> {
     let dir = common::shared("traces", test)?;
@@ -13,7 +13,7 @@ fn trace(name: &str, test: &str) -> Option<PathBuf> {
 }
 
 /// The app process's interactions in analyze's JSON: (label, ordinal, frames, ts, dur_ns).
-fn interactions(path: &PathBuf, pid: i64) -> Vec<(String, u64, u64, i64, i64)> {
+fn interactions(path: &Path, pid: i64) -> Vec<(String, u64, u64, i64, i64)> {
     let doc = common::run_json(&["analyze", path.to_str().unwrap(), "--format", "json"]);
     let p = doc["processes"]
         .as_array()
@@ -38,7 +38,7 @@ fn interactions(path: &PathBuf, pid: i64) -> Vec<(String, u64, u64, i64, i64)> {
         .collect()
 }
 
-fn count(path: &PathBuf, sql: &str) -> u64 {
+fn count(path: &Path, sql: &str) -> u64 {
     common::query_csv(path, sql)[1][0].parse().unwrap()
 }
 
