@@ -342,3 +342,52 @@ fn interaction_filter_on_the_command_line() {
 }
 
 const APP: &str = frameprobe_tools::synth::interactions::APP_NAME;
+
+/// `android_jank_cuj` (Perfetto's android/cujs/base.sql) after `INCLUDE PERFETTO MODULE
+/// android.cujs.base`: one row per CUJ with the slice's times and the FrameTracker vsync ids
+/// the generator wrote. State: upstream's `*FT#end*` glob also matches the
+/// `#FT#endVsync#…` marker, so a CUJ with an end vsync is `completed`.
+#[test]
+fn android_jank_cuj_rows_are_the_generated_cujs() {
+    let cfg = InteractionsConfig {
+        startup_frames: 0,
+        bursts: vec![
+            Burst {
+                cuj: Some("SHADE_EXPAND".into()),
+                ..burst(8)
+            },
+            Burst {
+                cuj: Some("LIST_FLING".into()),
+                ..burst(12)
+            },
+        ],
+        ..InteractionsConfig::default()
+    };
+    let t = generate_interactions(&cfg);
+    let path = common::temp_file("interactions", "jank_cuj.pftrace", &t.trace.bytes);
+    let rows = common::query_csv(
+        &path,
+        "INCLUDE PERFETTO MODULE android.cujs.base; \
+         SELECT cuj_name, cuj_slice_name, ts, dur, state, begin_vsync, end_vsync, process_name \
+         FROM android_jank_cuj ORDER BY ts",
+    );
+    let f = &t.trace.frames;
+    let want: Vec<Vec<String>> = [("SHADE_EXPAND", 0usize, 7usize), ("LIST_FLING", 8, 19)]
+        .iter()
+        .zip(&t.plan)
+        .map(|(&(name, a, z), p)| {
+            let (ts, end) = p.window.unwrap();
+            vec![
+                name.to_string(),
+                format!("J<{name}>"),
+                ts.to_string(),
+                (end - ts).to_string(),
+                "completed".to_string(),
+                f[a].vsync_id.to_string(),
+                f[z].vsync_id.to_string(),
+                APP.to_string(),
+            ]
+        })
+        .collect();
+    assert_eq!(rows[1..], want[..]);
+}
