@@ -391,3 +391,52 @@ fn android_jank_cuj_rows_are_the_generated_cujs() {
         .collect();
     assert_eq!(rows[1..], want[..]);
 }
+
+/// A section name is trace data: the HTML report and Markdown escape it in the interactions
+/// table.
+#[test]
+fn interaction_labels_are_escaped_in_html_and_markdown() {
+    let name = "<img src=x onerror=alert(1)>|load";
+    let cfg = InteractionsConfig {
+        startup_frames: 0,
+        bursts: vec![Burst {
+            section: Some(name.into()),
+            ..burst(6)
+        }],
+        ..InteractionsConfig::default()
+    };
+    let t = generate_interactions(&cfg);
+    let path = common::temp_file("interactions", "escape.pftrace", &t.trace.bytes);
+    let html = path.with_extension("html");
+    let p = path.to_str().unwrap();
+    let out = common::run(&[
+        "report",
+        p,
+        "--interaction",
+        "<img*",
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Interactions ("));
+    assert!(page.contains("&lt;img src=x onerror=alert(1)&gt;|load #1"));
+    assert!(!page.contains("<img src=x"));
+    let md = common::run(&[
+        "analyze",
+        p,
+        "--interaction",
+        "<img*",
+        "--format",
+        "markdown",
+    ]);
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(
+        md.contains("&lt;img src=x onerror=alert(1)&gt;\\|load #1"),
+        "{md}"
+    );
+}
