@@ -330,6 +330,7 @@ fn interaction_filter_on_the_command_line() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = doc.to_string();
     assert!(text.contains("90 FrameTimeline app frames"), "{text}");
+    assert_eq!(doc["interactions"][0], "RV Scroll");
 
     let none = common::run(&["frames", p, "--interaction", "nothing*"]);
     assert_eq!(none.status.code(), Some(2));

@@ -323,6 +323,9 @@ pub struct CheckReport {
     /// without them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub range: Option<String>,
+    /// `--interaction` globs: only the frames of matching interactions were measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub interactions: Vec<String>,
     pub tests: Vec<TestCheck>,
     pub errors: Vec<String>,
     /// Load warnings of the traces (damage skipped, with byte offsets).
@@ -473,6 +476,7 @@ pub fn run_check(
         allow_inconclusive,
         allow_unlocked_clocks: opts.allow_unlocked_clocks,
         range: opts.range.is_set().then(|| opts.range.describe()),
+        interactions: opts.interactions.sections.clone(),
         tests,
         errors,
         warnings,
