@@ -153,6 +153,13 @@ pub fn check_table(r: &CheckReport) -> String {
     if let Some(range) = &r.range {
         let _ = writeln!(out, "range: {range}\n");
     }
+    if !r.interactions.is_empty() {
+        let _ = writeln!(
+            out,
+            "interactions: only frames of {}\n",
+            r.interactions.join(", ")
+        );
+    }
     for t in &r.tests {
         let _ = writeln!(out, "{}", test_heading(t));
         if let Some(b) = &t.benchmark {
@@ -235,6 +242,13 @@ pub fn check_markdown(r: &CheckReport) -> String {
     let mut out = md_title("check", r.exit_code, r.outcome, &r.process);
     if let Some(range) = &r.range {
         let _ = writeln!(out, "Range: {}\n", md(range));
+    }
+    if !r.interactions.is_empty() {
+        let _ = writeln!(
+            out,
+            "Interactions: only frames of {}\n",
+            md(&r.interactions.join(", "))
+        );
     }
     for t in &r.tests {
         let _ = writeln!(out, "### {}\n", md(&test_heading(t)));

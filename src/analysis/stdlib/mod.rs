@@ -80,6 +80,7 @@ pub const MODULES: &[Module] = &[
             "_all_frames_in_cuj",
             "_android_distinct_frames_in_cuj",
             "_android_jank_cuj_do_frames",
+            "android_jank_cuj",
         ],
         requires: &["android.frames.timeline"],
         sql: include_str!("android_cujs_base.sql"),
@@ -115,7 +116,8 @@ pub const MODULES: &[Module] = &[
     },
 ];
 
-fn module_named(name: &str) -> Option<&'static Module> {
+/// The module that provides a Perfetto module name.
+pub fn module_named(name: &str) -> Option<&'static Module> {
     MODULES.iter().find(|m| m.provides.contains(&name))
 }
 

@@ -614,11 +614,29 @@ fn process_section(o: &mut String, ti: usize, p: &ProcessReport) {
     if let Some(c) = &p.causes {
         o.push_str(&super::causes::top_table(c));
     }
+    if !p.interactions.is_empty() {
+        interactions_table(o, p);
+    }
     for l in &p.layers {
         layer_section(o, p, l);
     }
     worst_frames(o, ti, p);
     o.push_str("</section>\n");
+}
+
+/// The process's interactions (the rows the table and Markdown show), every cell escaped.
+fn interactions_table(o: &mut String, p: &ProcessReport) {
+    let rows = crate::report::interactions_text::rows(&p.interactions);
+    o.push_str("<details open><summary>Interactions (janky frames flagged/judged by each definition)</summary><table>");
+    for (i, r) in rows.iter().enumerate() {
+        let cell = if i == 0 { "th" } else { "td" };
+        o.push_str("<tr>");
+        for c in r {
+            let _ = write!(o, "<{cell}>{}</{cell}>", esc(c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table></details>");
 }
 
 /// The whole page for one or more analyzed traces.

@@ -48,6 +48,10 @@ struct Args {
     /// With --planted-causes: a CUJ (`J<SYNTH_CUJ>`) over the frames.
     #[arg(long)]
     cuj: bool,
+    /// An app with interactions instead (a startup, then three `RV Scroll` bursts 500 ms
+    /// apart; --seed re-times the work); the plan goes to standard error.
+    #[arg(long)]
+    interactions: bool,
 }
 
 fn main() -> Result<()> {
@@ -63,6 +67,18 @@ fn main() -> Result<()> {
                 f.cause,
                 f.cause.map_or(0, |c| c.ns()) as f64 / 1e6
             );
+        }
+        return Ok(());
+    }
+    if a.interactions {
+        use frameprobe_tools::synth::interactions::{generate_interactions, InteractionsConfig};
+        let mut cfg = InteractionsConfig::default();
+        cfg.synth.seed = a.seed;
+        let t = generate_interactions(&cfg);
+        std::fs::write(&a.output, &t.trace.bytes)
+            .with_context(|| format!("writing {}", a.output.display()))?;
+        for p in &t.plan {
+            eprintln!("{:?} {}: frames {:?}", p.source, p.label, p.frames);
         }
         return Ok(());
     }
