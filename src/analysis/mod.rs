@@ -12,6 +12,7 @@ pub mod frames;
 pub mod glob;
 pub mod hwui;
 pub mod index;
+pub mod interactions;
 pub mod inventory;
 pub mod jank;
 pub mod macrobenchmark;

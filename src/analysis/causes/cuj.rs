@@ -30,7 +30,8 @@ pub struct CujFrame {
 /// `(UI thread, vsync id)` -> the frame's boundary in the first CUJ that has it.
 pub type CujFrames = HashMap<(Utid, i64), CujFrame>;
 
-fn has_cuj_slices(store: &Store) -> bool {
+/// Whether the trace has a `J<…>` slice, the only case where the CUJ tables have rows.
+pub fn has_cuj_slices(store: &Store) -> bool {
     (0..store.strings.len()).any(|i| {
         store
             .strings

@@ -115,7 +115,8 @@ pub const MODULES: &[Module] = &[
     },
 ];
 
-fn module_named(name: &str) -> Option<&'static Module> {
+/// The module that provides a Perfetto module name.
+pub fn module_named(name: &str) -> Option<&'static Module> {
     MODULES.iter().find(|m| m.provides.contains(&name))
 }
 

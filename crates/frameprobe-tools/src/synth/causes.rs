@@ -454,31 +454,62 @@ fn cuj_markers(s: &mut Streams, frames: &[PlantedFrame]) -> (i64, i64) {
     let first = &frames[0];
     let last = &frames[frames.len() - 1];
     let (start, end) = (first.expected_start - MS, last.actual_end + MS);
-    let async_ev = |s: &mut Streams, ts: i64, phase: char| {
-        s.ftrace.push((
-            ts,
-            0,
-            super::print(ts, APP_PID, format!("{phase}|{APP_PID}|{CUJ}|7")),
-        ));
+    let cuj = Cuj {
+        cpu: 0,
+        pid: APP_PID,
+        slice: CUJ,
+        cookie: 7,
+        start,
+        end,
+        begin_vsync: first.vsync_id,
+        end_vsync: last.vsync_id,
     };
-    async_ev(s, start, 'S');
-    async_ev(s, end, 'F');
-    let mark = |s: &mut Streams, ts: i64, name: String| {
-        s.slice(0, APP_PID, APP_PID, ts, ts, &name);
-    };
-    mark(s, start + 1_000, format!("{CUJ}#UIThread"));
-    mark(
-        s,
-        start + 2_000,
-        format!("{CUJ}#FT#beginVsync#{}", first.vsync_id),
-    );
-    mark(s, start + 3_000, format!("{CUJ}#FT#layerId#0"));
-    mark(
-        s,
-        end - 1_000,
-        format!("{CUJ}#FT#endVsync#{}", last.vsync_id),
-    );
+    cuj.write(s);
     (start, end)
+}
+
+/// A CUJ as FrameTracker traces it: the `J<NAME>` async slice on the app's process track,
+/// and instants on the UI thread (here the main thread) naming the UI thread, the layer and
+/// the begin / end vsync ids, which trace_processor's `android.cujs` reads.
+pub(super) struct Cuj<'a> {
+    /// The CPU whose ftrace stream carries the events.
+    pub cpu: u32,
+    pub pid: i32,
+    /// `J<NAME>`.
+    pub slice: &'a str,
+    pub cookie: i64,
+    pub start: i64,
+    pub end: i64,
+    pub begin_vsync: i64,
+    pub end_vsync: i64,
+}
+
+impl Cuj<'_> {
+    pub(super) fn write(&self, s: &mut Streams) {
+        let (pid, name) = (self.pid, self.slice);
+        for (ts, phase) in [(self.start, 'S'), (self.end, 'F')] {
+            s.ftrace.push((
+                ts,
+                self.cpu,
+                super::print(ts, pid, format!("{phase}|{pid}|{name}|{}", self.cookie)),
+            ));
+        }
+        let marks = [
+            (self.start + 1_000, format!("{name}#UIThread")),
+            (
+                self.start + 2_000,
+                format!("{name}#FT#beginVsync#{}", self.begin_vsync),
+            ),
+            (self.start + 3_000, format!("{name}#FT#layerId#0")),
+            (
+                self.end - 1_000,
+                format!("{name}#FT#endVsync#{}", self.end_vsync),
+            ),
+        ];
+        for (ts, mark) in marks {
+            s.slice(self.cpu, pid, pid, ts, ts, &mark);
+        }
+    }
 }
 
 impl PlantedTrace {

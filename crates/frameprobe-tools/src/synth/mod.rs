@@ -5,6 +5,7 @@
 //! CI-gate tests that inject regressions.
 
 pub mod causes;
+pub mod interactions;
 pub mod refresh;
 
 use prost::Message;
@@ -46,6 +47,9 @@ pub struct SynthConfig {
     pub refresh_phases: Vec<(u32, u32)>,
     /// Write SurfaceFlinger's `VsyncPeriod` counter at each rate switch (needs atrace).
     pub vsync_period_counters: bool,
+    /// (frame index, ns): before that frame the app draws nothing for this long (the
+    /// display keeps its vsync; the app is idle), so frames come in bursts.
+    pub pauses: Vec<(u32, i64)>,
 }
 
 impl Default for SynthConfig {
@@ -71,6 +75,7 @@ impl Default for SynthConfig {
             boot_minus_mono_ns: 3_000_000_000,
             refresh_phases: Vec::new(),
             vsync_period_counters: false,
+            pauses: Vec::new(),
         }
     }
 }

@@ -11,7 +11,8 @@ pub struct Schedule {
 
 impl Schedule {
     /// `cfg.refresh_phases` (rate, frames) in order; without phases every frame runs at
-    /// `cfg.refresh_hz`. Frames beyond the phases keep the last rate.
+    /// `cfg.refresh_hz`. Frames beyond the phases keep the last rate. `cfg.pauses` delay
+    /// the frame they name.
     pub fn new(cfg: &SynthConfig) -> Self {
         let rate_of = |i: u32| -> u32 {
             let mut left = i;
@@ -28,6 +29,12 @@ impl Schedule {
         let mut t = cfg.start_ns;
         let vsyncs = (0..cfg.frames)
             .map(|i| {
+                t += cfg
+                    .pauses
+                    .iter()
+                    .filter(|p| p.0 == i)
+                    .map(|p| p.1)
+                    .sum::<i64>();
                 let period = 1_000_000_000i64 / i64::from(rate_of(i).max(1));
                 let v = (t, period);
                 t += period;
