@@ -17,19 +17,16 @@ pub struct WindowKey {
     /// `idle`).
     pub source: String,
     pub label: String,
-    /// The nth interaction with this process, source and label (0-based).
+    /// The nth interaction with this process, source and label (1-based, as detected).
     pub ordinal: u32,
 }
 
 impl WindowKey {
-    /// `com.example.app scroll "RV Scroll" #2` (1-based for people).
+    /// `com.example.app scroll "RV Scroll" #2`.
     pub fn describe(&self) -> String {
         format!(
             "{} {} {:?} #{}",
-            self.process,
-            self.source,
-            self.label,
-            self.ordinal + 1
+            self.process, self.source, self.label, self.ordinal
         )
     }
 }

@@ -8,7 +8,7 @@ pub mod growth;
 pub mod matching;
 pub mod normalize;
 pub mod sample;
-// pub mod side;
+pub mod side;
 pub mod summary;
 
 use serde::Serialize;

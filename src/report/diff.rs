@@ -189,6 +189,11 @@ fn table_with(r: &DiffReport, cap: Option<usize>) -> String {
     out
 }
 
+/// The report as tables with every name whole (`--wide`).
+pub fn diff_table_whole(r: &DiffReport) -> String {
+    table_with(r, None)
+}
+
 /// The report as tables whose names fit `width` (None: a file or pipe).
 pub fn diff_table(r: &DiffReport, width: Option<usize>) -> String {
     let longest = r
@@ -209,7 +214,7 @@ fn md_key(i: &InteractionDiff) -> String {
         md_code(&i.key.process),
         md(&i.key.source),
         md_code(&i.key.label),
-        i.key.ordinal + 1
+        i.key.ordinal
     )
 }
 
@@ -287,7 +292,7 @@ pub fn diff_markdown(r: &DiffReport) -> String {
                 md_code(&k.process),
                 md(&k.source),
                 md_code(&k.label),
-                k.ordinal + 1
+                k.ordinal
             );
         }
     }
