@@ -70,7 +70,7 @@ mod tests {
     use super::*;
     use clap::{CommandFactory, Parser};
 
-    const ALL: [(&str, &str); 9] = [
+    const ALL: [(&str, &str); 10] = [
         ("analyze", ANALYZE),
         ("frames", FRAMES),
         ("doctor", DOCTOR),

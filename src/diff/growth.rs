@@ -5,10 +5,12 @@
 //! nested in doFrame grows, doFrame's wall time grows as much but its self time does not, so
 //! the leaf that grew comes first. A name is claimed to have grown when its mean time per
 //! frame (frames it did not run in count 0) rose by at least the absolute threshold (ms)
-//! and the relative one, and the bootstrap interval of that rise (`compare`'s two-level
+//! and the relative one, each side has at least the gate's minimum of frames (10) pooled
+//! over its iterations, and the bootstrap interval of that rise (`compare`'s two-level
 //! resampling of iterations and frames, its seed rule) excludes zero: self time first, else
 //! wall time. A name no baseline frame of the interaction ran is `new` when it ran in every
-//! candidate iteration for at least the absolute threshold in all. Claims are ranked by the
+//! candidate iteration for at least the absolute threshold (wall time) in each: one new
+//! call in one frame is a fact, not noise, though its interval spans zero. Claims are ranked by the
 //! self time added in the candidate's janky frames (paired frames' difference; an unpaired
 //! candidate frame counts whole), then by the self time added overall.
 
@@ -19,6 +21,7 @@ use serde::Serialize;
 use super::align::{align, Pairs};
 use super::matching::Matched;
 use super::sample::{FrameSample, Role, SliceKey, SliceTime};
+use crate::analysis::trust::MIN_FRAMES;
 use crate::gate::compare::{bootstrap, round, verdict_at, Thresholds, Verdict};
 use crate::gate::metrics::resample_values;
 
@@ -56,7 +59,7 @@ pub struct GrownSlice {
     /// Self time added in the candidate's janky frames: the rank.
     pub added_janky_ms: f64,
     /// The bootstrap interval of the rise in mean time per frame (self, or wall when wall
-    /// time made the claim); absent for a `new` name.
+    /// time made the claim); a `new` name is claimed whatever its interval.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci_low_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,7 +113,34 @@ fn frames_with(its: &[Vec<f64>]) -> f64 {
     its.iter().flatten().filter(|v| **v > 0.0).count() as f64 / its.len().max(1) as f64
 }
 
-/// Whether the mean per frame rose by a claim, and the interval.
+/// The bootstrap interval of the rise in mean time per frame.
+fn interval(
+    th: &Thresholds,
+    seed_name: &str,
+    base: &[Vec<f64>],
+    cand: &[Vec<f64>],
+) -> Option<(f64, f64)> {
+    let (bs, cs): (Vec<&[f64]>, Vec<&[f64]>) = (
+        base.iter().map(Vec::as_slice).collect(),
+        cand.iter().map(Vec::as_slice).collect(),
+    );
+    bootstrap(th, seed_name, |rng| {
+        let rb = resample_values(&bs, rng);
+        let rc = resample_values(&cs, rng);
+        Some(mean_per_frame(&rc)? - mean_per_frame(&rb)?)
+    })
+}
+
+/// Whether a side has frames enough for a claim: the gate's minimum for a rate or a
+/// percentile ([`MIN_FRAMES`]), pooled over iterations. Fewer frames say too little of the
+/// frame-to-frame spread for the bootstrap to bound it (a single frame's interval is a
+/// point).
+pub fn enough_frames(its: &[Vec<f64>]) -> bool {
+    its.iter().map(Vec::len).sum::<usize>() >= MIN_FRAMES
+}
+
+/// The interval when the mean per frame rose past both thresholds and the interval
+/// excludes zero.
 fn rose(
     th: &Thresholds,
     seed_name: &str,
@@ -119,19 +149,11 @@ fn rose(
 ) -> Option<(f64, f64)> {
     let (b, c) = (mean_per_frame(base)?, mean_per_frame(cand)?);
     let diff = c - b;
-    if diff < th.abs_ms {
+    if diff < th.abs_ms || !enough_frames(base) || !enough_frames(cand) {
         return None;
     }
-    let (bs, cs): (Vec<&[f64]>, Vec<&[f64]>) = (
-        base.iter().map(Vec::as_slice).collect(),
-        cand.iter().map(Vec::as_slice).collect(),
-    );
-    let interval = bootstrap(th, seed_name, |rng| {
-        let rb = resample_values(&bs, rng);
-        let rc = resample_values(&cs, rng);
-        Some(mean_per_frame(&rc)? - mean_per_frame(&rb)?)
-    })?;
-    (verdict_at(th.abs_ms, b, diff, th, Some(interval)) == Verdict::Regression).then_some(interval)
+    let i = interval(th, seed_name, base, cand)?;
+    (verdict_at(th.abs_ms, b, diff, th, Some(i)) == Verdict::Regression).then_some(i)
 }
 
 /// The frames of each iteration's window of the interaction.
@@ -181,7 +203,7 @@ pub fn grown_slices(m: &Matched<'_>, pairs: &[Pairs], th: &Thresholds) -> Vec<Gr
         let seed = |what: &str| format!("diff:{}:{}:{what}", key.0.label(), key.1);
         let claim = if !in_base {
             let every = cw.iter().all(|it| it.iter().sum::<f64>() >= th.abs_ms);
-            every.then_some((GrewBy::New, None))
+            every.then(|| (GrewBy::New, interval(th, &seed("self"), &bs, &cs)))
         } else if let Some(i) = rose(th, &seed("self"), &bs, &cs) {
             Some((GrewBy::SelfTime, Some(i)))
         } else {
