@@ -10,12 +10,34 @@ use crate::diff::growth::{GrewBy, GrownSlice};
 use crate::diff::summary::{Change, InteractionSummary};
 use crate::diff::{DiffReport, InteractionDiff};
 
+/// Two decimals; whole numbers (frame counts) without them.
 fn num(v: Option<f64>) -> String {
-    v.map_or("n/a".into(), |x| format!("{x:.2}"))
+    match v {
+        None => "n/a".into(),
+        Some(x) if x.fract() == 0.0 => format!("{x:.0}"),
+        Some(x) => format!("{x:.2}"),
+    }
 }
 
 fn signed(v: Option<f64>) -> String {
-    v.map_or("n/a".into(), |x| format!("{x:+.2}"))
+    match v {
+        None => "n/a".into(),
+        Some(x) if x.fract() == 0.0 => format!("{x:+.0}"),
+        Some(x) => format!("{x:+.2}"),
+    }
+}
+
+/// Frame pairs a table lists (JSON has them all).
+const TABLE_PAIRS: usize = 10;
+
+/// `frames 30 → 30, janky 3 → 3, frame_duration_ms P90 11.54 → 11.72`.
+fn one_line(s: &InteractionSummary) -> String {
+    let arrow = |c: &Change| format!("{} → {}", num(c.base), num(c.cand));
+    let mut out = format!("frames {}, janky {}", arrow(&s.frames), arrow(&s.janky));
+    if let Some(m) = s.metrics.first() {
+        let _ = write!(out, ", {} P90 {}", m.metric, arrow(&m.p90));
+    }
+    out
 }
 
 fn change_cells(c: &Change) -> [String; 3] {
@@ -90,12 +112,16 @@ fn table_with(r: &DiffReport, cap: Option<usize>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}\n{}\n", headline(r), rule_line(r));
     for i in &r.interactions {
-        let state = if i.changed() {
-            "CHANGED"
-        } else {
-            "no slice grew past the noise"
-        };
-        let _ = writeln!(out, "{} — {state}", title(i, cap));
+        if !i.changed() {
+            let _ = writeln!(
+                out,
+                "{} — no slice grew past the noise ({})\n",
+                title(i, cap),
+                one_line(&i.summary)
+            );
+            continue;
+        }
+        let _ = writeln!(out, "{} — CHANGED", title(i, cap));
         let mut rows = vec![["", "baseline", "candidate", "delta"]
             .map(String::from)
             .to_vec()];
@@ -153,7 +179,11 @@ fn table_with(r: &DiffReport, cap: Option<usize>) -> String {
                 ]
                 .map(String::from)
                 .to_vec()];
-                for p in &i.frame_pairs {
+                let mut shown: Vec<_> = i.frame_pairs.iter().collect();
+                shown.sort_by(|a, b| b.added_ms.total_cmp(&a.added_ms));
+                shown.truncate(TABLE_PAIRS);
+                shown.sort_by_key(|p| p.cand_frame_ts);
+                for p in shown {
                     let ts = |t: Option<i64>| t.map_or("-".into(), |t| t.to_string());
                     rows.push(vec![
                         ts(p.base_frame_ts),
@@ -165,9 +195,15 @@ fn table_with(r: &DiffReport, cap: Option<usize>) -> String {
                         ts(p.cand_slice_ts),
                     ]);
                 }
+                let more = i.frame_pairs.len().saturating_sub(TABLE_PAIRS);
                 let _ = writeln!(
                     out,
-                    "frame pairs (first iteration of each side):\n{}",
+                    "frame pairs, largest grown slice (first iteration of each side{}):\n{}",
+                    if more > 0 {
+                        format!("; the {TABLE_PAIRS} largest, {more} more in --format json")
+                    } else {
+                        String::new()
+                    },
                     grid(rows)
                 );
             }

@@ -48,6 +48,17 @@ struct Args {
     /// With --planted-causes: a CUJ (`J<SYNTH_CUJ>`) over the frames.
     #[arg(long)]
     cuj: bool,
+    /// Write the interactions scenario instead (a startup, then three `RV Scroll` bursts of
+    /// 30 frames; see `frameprobe_tools::synth::interactions`); only --seed applies.
+    #[arg(long)]
+    interactions: bool,
+    /// With --interactions: ms of `inflate` nested in every doFrame of the second scroll.
+    #[arg(long)]
+    inflate_ms: Option<f64>,
+    /// With --interactions: a synchronous binder call of this many ms in the sixth frame of
+    /// the second scroll.
+    #[arg(long)]
+    binder_ms: Option<f64>,
 }
 
 fn main() -> Result<()> {
@@ -63,6 +74,20 @@ fn main() -> Result<()> {
                 f.cause,
                 f.cause.map_or(0, |c| c.ns()) as f64 / 1e6
             );
+        }
+        return Ok(());
+    }
+    if a.interactions {
+        use frameprobe_tools::synth::interactions::{generate_interactions, InteractionsConfig};
+        let mut c = InteractionsConfig::default();
+        c.synth.seed = a.seed;
+        c.inflate = a.inflate_ms.map(|ms| (1, (ms * 1e6) as i64));
+        c.binder_call = a.binder_ms.map(|ms| (1, 5, (ms * 1e6) as i64));
+        let t = generate_interactions(&c);
+        std::fs::write(&a.output, &t.trace.bytes)
+            .with_context(|| format!("writing {}", a.output.display()))?;
+        for p in &t.plan {
+            eprintln!("{} {:?}: frames {:?}", p.source.name(), p.label, p.frames);
         }
         return Ok(());
     }
