@@ -228,3 +228,55 @@ fn bad_input_is_a_clear_error_with_exit_2() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn the_compare_page_shows_the_diff_with_trace_strings_escaped() {
+    // The candidate also runs a slice whose name is markup: it must reach the page as text.
+    let hostile = "<script>alert(1)</script>";
+    let base = write("html", "base.pftrace", &config(1, false));
+    let mut c = config(1, true);
+    c.synth.extra_ui.push(frameprobe_tools::synth::ExtraUi {
+        frame: 40,
+        name: Some(hostile.into()),
+        ns: 2_000_000,
+    });
+    let cand = write("html", "cand.pftrace", &c);
+    let page = base.with_file_name("cmp.html");
+    let out = common::run(&[
+        "report",
+        "--baseline",
+        base.to_str().unwrap(),
+        "--candidate",
+        cand.to_str().unwrap(),
+        "--process",
+        frameprobe_tools::synth::interactions::APP_NAME,
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("What changed, per interaction"));
+    assert!(html.contains("Janky frames per interaction"));
+    assert!(html.contains("RV Scroll #2"));
+    assert!(html.contains("<code>inflate</code> <b>new</b>"));
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(!html.contains(hostile));
+    // Markdown: the name only inside a code span, which renders it as text.
+    let md = common::run(&[
+        "diff",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--format",
+        "markdown",
+    ]);
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(md.contains(&format!("`{hostile}`")), "{md}");
+    assert_eq!(
+        md.matches(hostile).count(),
+        md.matches(&format!("`{hostile}`")).count()
+    );
+}
