@@ -76,7 +76,7 @@ fn the_candidate_names_the_interaction_inflate_and_the_new_binder_call() {
 fn check_the_change(r: &Value) {
     // The plan: a startup and three scrolls; the change is in the second scroll only.
     assert_eq!(r["interactions"].as_array().unwrap().len(), 4, "{r:#}");
-    assert_eq!(changed(&r), ["scroll RV Scroll #2"], "{r:#}");
+    assert_eq!(changed(r), ["scroll RV Scroll #2"], "{r:#}");
     let i = r["interactions"]
         .as_array()
         .unwrap()

@@ -81,9 +81,8 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
         Some(ms) => Some((ms * 1e6).round() as i64),
         None => None,
     };
-    if !(a.min_abs_ms.is_finite() && a.min_abs_ms >= 0.0)
-        || !(a.min_rel_pct.is_finite() && a.min_rel_pct >= 0.0)
-    {
+    let non_negative = |x: f64| x.is_finite() && x >= 0.0;
+    if !(non_negative(a.min_abs_ms) && non_negative(a.min_rel_pct)) {
         bail!("--min-abs-ms and --min-rel-pct must be numbers >= 0");
     }
     let opts = SideOptions {

@@ -7,7 +7,10 @@ use std::fmt::Write;
 use super::compare::{BASE_COLOUR, CAND_COLOUR};
 use super::{esc, svg};
 use crate::diff::growth::GrewBy;
-use crate::diff::DiffReport;
+use crate::diff::{DiffReport, InteractionDiff};
+
+/// One value of an interaction on both sides.
+type BothSides = (Option<f64>, Option<f64>);
 
 /// `RV Scroll #2` (the group label under a bar pair).
 fn short_label(label: &str, ordinal: u32) -> String {
@@ -27,7 +30,7 @@ pub fn diff_section(r: &DiffReport) -> String {
         r.thresholds.min_rel_pct,
         r.thresholds.confidence * 100.0
     );
-    let groups = |f: &dyn Fn(&crate::diff::InteractionDiff) -> (Option<f64>, Option<f64>)| {
+    let groups = |f: &dyn Fn(&InteractionDiff) -> BothSides| {
         r.interactions
             .iter()
             .map(|i| {
