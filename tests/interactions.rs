@@ -274,3 +274,120 @@ fn an_idle_gap_splits_bursts_and_a_longer_one_joins_them() {
         )]
     );
 }
+
+/// The default generated app on the command line: analyze lists its interactions, and
+/// `--interaction` keeps only the matching frames in frames, analyze and check. Expected
+/// counts are the plan's (1 startup frame, 3 scrolls of 30).
+#[test]
+fn interaction_filter_on_the_command_line() {
+    let t = generate_interactions(&InteractionsConfig::default());
+    let path = common::temp_file("interactions", "cli.pftrace", &t.trace.bytes);
+    let p = path.to_str().unwrap();
+    let doc = common::run_json(&["analyze", p, "--format", "json"]);
+    let list = doc["processes"][0]["interactions"].as_array().unwrap();
+    let seen: Vec<(String, u64, u64)> = list
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap().to_string(),
+                i["ordinal"].as_u64().unwrap(),
+                i["frames"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, u64)> = [
+        ("startup", 1, 1),
+        ("RV Scroll", 1, 30),
+        ("RV Scroll", 2, 30),
+        ("RV Scroll", 3, 30),
+    ]
+    .iter()
+    .map(|&(l, o, n)| (l.to_string(), o, n))
+    .collect();
+    assert_eq!(seen, want);
+
+    let rows = common::run(&["frames", p, "--interaction", "RV*", "--format", "csv"]);
+    assert!(rows.status.success());
+    let rows = common::parse_csv(&String::from_utf8_lossy(&rows.stdout));
+    assert_eq!(rows.len() - 1, 90, "the three scrolls' frames");
+
+    let doc = common::run_json(&["analyze", p, "--interaction", "startup", "--format", "json"]);
+    assert_eq!(doc["processes"][0]["frames"], 1);
+
+    // check gates on the scrolls' frames only: the rule's denominator says how many.
+    let out = common::run(&[
+        "check",
+        p,
+        "--process",
+        APP,
+        "--interaction",
+        "RV Scroll",
+        "--rule",
+        "jank_rate_pct<=100",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = doc.to_string();
+    assert!(text.contains("90 FrameTimeline app frames"), "{text}");
+
+    let none = common::run(&["frames", p, "--interaction", "nothing*"]);
+    assert_eq!(none.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        err.contains("no frames in interactions matching nothing*"),
+        "{err}"
+    );
+    assert!(err.contains("RV Scroll, startup"), "{err}");
+}
+
+const APP: &str = frameprobe_tools::synth::interactions::APP_NAME;
+
+/// `android_jank_cuj` (Perfetto's android/cujs/base.sql) after `INCLUDE PERFETTO MODULE
+/// android.cujs.base`: one row per CUJ with the slice's times and the FrameTracker vsync ids
+/// the generator wrote. State: upstream's `*FT#end*` glob also matches the
+/// `#FT#endVsync#…` marker, so a CUJ with an end vsync is `completed`.
+#[test]
+fn android_jank_cuj_rows_are_the_generated_cujs() {
+    let cfg = InteractionsConfig {
+        startup_frames: 0,
+        bursts: vec![
+            Burst {
+                cuj: Some("SHADE_EXPAND".into()),
+                ..burst(8)
+            },
+            Burst {
+                cuj: Some("LIST_FLING".into()),
+                ..burst(12)
+            },
+        ],
+        ..InteractionsConfig::default()
+    };
+    let t = generate_interactions(&cfg);
+    let path = common::temp_file("interactions", "jank_cuj.pftrace", &t.trace.bytes);
+    let rows = common::query_csv(
+        &path,
+        "INCLUDE PERFETTO MODULE android.cujs.base; \
+         SELECT cuj_name, cuj_slice_name, ts, dur, state, begin_vsync, end_vsync, process_name \
+         FROM android_jank_cuj ORDER BY ts",
+    );
+    let f = &t.trace.frames;
+    let want: Vec<Vec<String>> = [("SHADE_EXPAND", 0usize, 7usize), ("LIST_FLING", 8, 19)]
+        .iter()
+        .zip(&t.plan)
+        .map(|(&(name, a, z), p)| {
+            let (ts, end) = p.window.unwrap();
+            vec![
+                name.to_string(),
+                format!("J<{name}>"),
+                ts.to_string(),
+                (end - ts).to_string(),
+                "completed".to_string(),
+                f[a].vsync_id.to_string(),
+                f[z].vsync_id.to_string(),
+                APP.to_string(),
+            ]
+        })
+        .collect();
+    assert_eq!(rows[1..], want[..]);
+}

@@ -56,6 +56,9 @@ pub struct AnalyzeOptions {
     pub only_janky: bool,
     /// Only frames starting in this range (`--from` / `--to`).
     pub range: time_range::RangeSpec,
+    /// `--interaction` globs make matching app sections interactions and keep only the
+    /// frames of interactions whose label matches; the idle gap that ends a burst.
+    pub interactions: interactions::InteractionOptions,
 }
 
 /// The sources present in the trace.
@@ -175,8 +178,15 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     let range = opts.range.resolve(trace_start);
     let mut by_process = frames::build(&idx);
     let trace_has_frames = !by_process.is_empty();
-    // The one place the range selects frames: everything below sees only these.
-    range.retain_frames(&mut by_process);
+    let mut warnings = Vec::new();
+    // The one place the range and --interaction select frames: everything below sees only
+    // these.
+    let (detected, mut membership) =
+        interactions::summary::select(store, &mut by_process, range, &opts.interactions);
+    let detected = detected.unwrap_or_else(|e| {
+        warnings.push(format!("interactions could not be detected: {e:#}"));
+        Vec::new()
+    });
     let (api, api_known) = api_level(store);
     let srcs = sources(store);
     let vsync = refresh::VsyncTimeline::new(store);
@@ -188,7 +198,6 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         vsync.source != refresh::PeriodSource::Assumed,
     );
     let trace_trust = trust::Trust::of(trust::trace_reasons(&facts));
-    let mut warnings = Vec::new();
     if !api_known {
         warnings.push(format!(
             "the trace does not say the device's API level; assuming {api}"
@@ -238,8 +247,11 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     let mut all_periods = Vec::new();
     for upid in wanted {
         let mut frames = by_process.remove(&upid).unwrap_or_default();
+        let mut member = membership.remove(&upid).unwrap_or_default();
         if let Some(g) = &opts.layer {
-            frames.retain(|f| f.layer.as_deref().is_some_and(|l| glob::glob(g, l)));
+            interactions::summary::retain_aligned(&mut frames, &mut member, |f, _| {
+                f.layer.as_deref().is_some_and(|l| glob::glob(g, l))
+            });
         }
         if frames.is_empty() {
             continue;
@@ -290,6 +302,22 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 c
             })
             .collect();
+        let janky: Vec<bool> = frames
+            .iter()
+            .zip(&v.timing)
+            .map(|(f, t)| process_verdicts::janky(f, t))
+            .collect();
+        let interactions = interactions::summary::summarize(
+            &detected,
+            &interactions::summary::ProcessFrames {
+                frames: &frames,
+                member: &member,
+                defs: &v.defs,
+                janky: &janky,
+                chains: &chains,
+                trace_start,
+            },
+        );
         let report = |i: usize, with_blame: bool| {
             frame_report(
                 &idx,
@@ -359,10 +387,18 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             reconciliation: v.reconciliation.clone(),
             worst_frames: worst,
             causes: (cause_agg.janky_frames() > 0).then(|| cause_agg.summary()),
+            interactions,
             all_frames,
             notes,
         });
     }
+    let interaction_labels: Vec<String> = if opts.interactions.sections.is_empty() {
+        Vec::new()
+    } else {
+        let set: std::collections::BTreeSet<&str> =
+            detected.iter().map(|i| i.label.as_str()).collect();
+        set.into_iter().map(str::to_string).collect()
+    };
     let processes_with_frames = if filtered && processes.is_empty() {
         let mut wanted = opts.processes.clone();
         wanted.extend(opts.layer.clone());
@@ -387,6 +423,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         }),
         processes,
         processes_with_frames,
+        interaction_labels,
         warnings,
     }
 }

@@ -124,6 +124,9 @@ pub struct ProcessReport {
     pub worst_frames: Vec<FrameReport>,
     /// Top causes across the process's janky frames; null when it has none.
     pub causes: Option<CausesSummary>,
+    /// The process's interactions with analysed frames, in time order (see README,
+    /// "Interactions").
+    pub interactions: Vec<super::interactions::summary::InteractionReport>,
     /// Filled only when every frame is requested (`frames` command).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub all_frames: Vec<FrameReport>,
@@ -156,5 +159,9 @@ pub struct AnalyzeReport {
     /// closest names first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub processes_with_frames: Vec<FrameProcess>,
+    /// With `--interaction`: the labels of every interaction the trace has (sorted), so a
+    /// filter that matched nothing can say what there is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub interaction_labels: Vec<String>,
     pub warnings: Vec<String>,
 }

@@ -48,6 +48,8 @@ pub struct AnalyzeArgs {
     pub wide: bool,
     #[command(flatten)]
     pub range: RangeArgs,
+    #[command(flatten)]
+    pub interactions: super::interaction_args::InteractionArgs,
 }
 
 #[derive(clap::Args)]
@@ -72,6 +74,8 @@ pub struct FramesArgs {
     pub format: ReportFormat,
     #[command(flatten)]
     pub range: RangeArgs,
+    #[command(flatten)]
+    pub interactions: super::interaction_args::InteractionArgs,
 }
 
 /// What analyze needs from a trace (kernel and system counters are skipped but for CPU
@@ -93,6 +97,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         all_frames: false,
         only_janky: false,
         range: a.range.spec()?,
+        interactions: a.interactions.options()?,
     };
     let (reports, errors) = analyze_each(&a.traces, &opts)?;
     if !reports.is_empty() {
@@ -198,6 +203,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         all_frames: true,
         only_janky: a.janky,
         range: a.range.spec()?,
+        interactions: a.interactions.options()?,
     };
     let loaded = load_trace(&a.trace, analysis_load_options())?;
     super::report_warnings(&a.trace, &loaded.warnings);
@@ -249,6 +255,9 @@ pub fn filter_matched_nothing(
         // With --from/--to, a trace that has frames elsewhere says where they are.
         let range = r.range.as_ref().filter(|g| g.trace_has_frames);
         let msg = match range {
+            _ if !r.interaction_labels.is_empty() || !opts.interactions.sections.is_empty() => {
+                interaction_message(r, &opts.interactions.sections)
+            }
             Some(g) if r.processes_with_frames.is_empty() => {
                 format!("{}: {}", r.trace, g.empty_message())
             }
@@ -264,6 +273,24 @@ pub fn filter_matched_nothing(
         eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
     }
     all_empty.then(|| ExitCode::from(super::EXIT_ERROR))
+}
+
+/// A `--interaction` filter kept no frame: name the interactions the trace has.
+fn interaction_message(r: &AnalyzeReport, globs: &[String]) -> String {
+    let have = if r.interaction_labels.is_empty() {
+        "it has none".to_string()
+    } else {
+        format!("it has {}", r.interaction_labels.join(", "))
+    };
+    format!(
+        "{}: no frames in interactions matching {} ({have}{})",
+        r.trace,
+        globs.join(", "),
+        r.range.as_ref().map_or(String::new(), |g| format!(
+            "; only frames starting from {} were considered",
+            g.describe()
+        ))
+    )
 }
 
 /// Tables show the `ts_rel_ms` column as `time`, seconds from the trace start (`+1.234 s`).

@@ -72,6 +72,8 @@ pub struct CheckArgs {
     pub allow_unlocked_clocks: bool,
     #[command(flatten)]
     pub range: super::range_args::RangeArgs,
+    #[command(flatten)]
+    pub interactions: super::interaction_args::InteractionArgs,
 }
 
 #[derive(clap::Args)]
@@ -155,6 +157,7 @@ pub fn run_check_cmd(a: CheckArgs) -> Result<ExitCode> {
         allow_inconclusive: a.allow_inconclusive,
         allow_unlocked_clocks: a.allow_unlocked_clocks,
         range: a.range.spec()?,
+        interactions: a.interactions.options()?,
     };
     let report = run_check(&a.inputs, process.as_deref(), &rules, opts);
     // The table and Markdown list the warnings themselves.

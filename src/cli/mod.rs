@@ -8,6 +8,7 @@ mod examples;
 pub mod export;
 pub mod gate;
 pub mod gfxinfo;
+pub mod interaction_args;
 pub mod load;
 pub mod output_file;
 pub mod query;

@@ -47,6 +47,8 @@ pub struct ReportArgs {
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub range: super::range_args::RangeArgs,
+    #[command(flatten)]
+    pub interactions: super::interaction_args::InteractionArgs,
 }
 
 fn write_out(path: &Path, html: &str) -> Result<()> {
@@ -72,6 +74,7 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
         all_frames: true,
         only_janky: false,
         range: a.range.spec()?,
+        interactions: a.interactions.options()?,
     };
     let (done, errors) = super::analyze::analyze_each_with(
         &a.traces,

@@ -9,6 +9,8 @@ use crate::analysis::frame_model;
 use crate::analysis::frame_timing;
 use crate::analysis::frames;
 use crate::analysis::index::Index;
+use crate::analysis::interactions::summary::select;
+use crate::analysis::interactions::InteractionOptions;
 use crate::analysis::macrobenchmark::{input_for, inputs_by_process, process_matches_package};
 use crate::analysis::refresh::{PeriodSource, VsyncTimeline};
 use crate::analysis::time_range::{RangeReport, RangeSpec};
@@ -108,6 +110,17 @@ pub fn infer_package(store: &crate::store::Store, test_package: &str) -> anyhow:
 
 /// Measures the target app in one trace: the frames starting in `range`.
 pub fn measure(path: &Path, target: &Target, range: RangeSpec) -> anyhow::Result<Iteration> {
+    measure_selected(path, target, range, &InteractionOptions::default())
+}
+
+/// [`measure`], keeping with `--interaction` globs only the frames of matching interactions
+/// (Macrobenchmark's frames too: those whose doFrame is one of theirs).
+pub fn measure_selected(
+    path: &Path,
+    target: &Target,
+    range: RangeSpec,
+    interactions: &InteractionOptions,
+) -> anyhow::Result<Iteration> {
     // An empty input or one without packets is refused by the loader.
     let loaded = load(path, load_options())?;
     let store = &loaded.store;
@@ -142,20 +155,33 @@ pub fn measure(path: &Path, target: &Target, range: RangeSpec) -> anyhow::Result
     if upids.is_empty() {
         return Ok(it);
     }
+    let idx = Index::new(store);
+    let mut model = frames::build(&idx);
+    // The same frames analyze keeps for the range and interactions.
+    let (detected, _) = select(store, &mut model, span, interactions);
+    if let Err(e) = detected {
+        it.warnings
+            .push(format!("interactions could not be detected: {e:#}"));
+    }
+    let selected_ui: Option<std::collections::HashSet<i64>> = (!interactions.sections.is_empty())
+        .then(|| {
+            upids
+                .iter()
+                .flat_map(|u| model.get(u).into_iter().flatten())
+                .filter_map(|f| f.ui.map(|u| u.ts))
+                .collect()
+        });
     match frame_timing::frames(&input_for(store, &upids).within(span), api) {
         Ok(fs) => {
             it.mb_frames = fs
                 .iter()
+                .filter(|f| selected_ui.as_ref().is_none_or(|s| s.contains(&f.ui.ts)))
                 .map(|f| f.metrics())
                 .map(|m| (m.duration_cpu_ns, m.overrun_ns))
                 .collect();
         }
         Err(p) => it.problem = Some(p.to_string()),
     }
-    let idx = Index::new(store);
-    let mut model = frames::build(&idx);
-    // The same frames analyze keeps for the range.
-    span.retain_frames(&mut model);
     for u in &upids {
         for f in model.get(u).into_iter().flatten() {
             if let Some(t) = &f.timeline {
@@ -164,7 +190,7 @@ pub fn measure(path: &Path, target: &Target, range: RangeSpec) -> anyhow::Result
         }
     }
     it.trust_reasons = trust_reasons(store, &idx, &model, &upids);
-    it.analyzed = analyzed(store, path, &upids, range);
+    it.analyzed = analyzed(store, path, &upids, range, interactions);
     Ok(it)
 }
 
@@ -174,8 +200,10 @@ fn analyzed(
     path: &Path,
     upids: &[u32],
     range: RangeSpec,
+    interactions: &InteractionOptions,
 ) -> super::analyzed::Analyzed {
     let opts = crate::analysis::AnalyzeOptions {
+        interactions: interactions.clone(),
         processes: upids
             .iter()
             .map(|&u| store.processes[u as usize].pid.to_string())
@@ -233,7 +261,19 @@ pub fn measure_all(
     jobs: usize,
     range: RangeSpec,
 ) -> Vec<anyhow::Result<Iteration>> {
-    super::isolate::each_isolated(paths, jobs, |(p, t)| measure(p, t, range))
+    measure_all_selected(paths, jobs, range, &InteractionOptions::default())
+}
+
+/// [`measure_all`] with `--interaction` (see [`measure_selected`]).
+pub fn measure_all_selected(
+    paths: &[(PathBuf, Target)],
+    jobs: usize,
+    range: RangeSpec,
+    interactions: &InteractionOptions,
+) -> Vec<anyhow::Result<Iteration>> {
+    super::isolate::each_isolated(paths, jobs, |(p, t)| {
+        measure_selected(p, t, range, interactions)
+    })
 }
 
 pub fn default_jobs() -> usize {

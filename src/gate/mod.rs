@@ -140,6 +140,18 @@ pub fn measure_inputs(
     jobs: usize,
     range: RangeSpec,
 ) -> Measured {
+    measure_inputs_selected(inputs, process, jobs, range, &Default::default())
+}
+
+/// [`measure_inputs`] keeping, with `--interaction` globs, only the frames of matching
+/// interactions.
+pub fn measure_inputs_selected(
+    inputs: &[PathBuf],
+    process: Option<&str>,
+    jobs: usize,
+    range: RangeSpec,
+    interactions: &crate::analysis::interactions::InteractionOptions,
+) -> Measured {
     let mut m = Measured {
         tests: BTreeMap::new(),
         benchmarks: BTreeMap::new(),
@@ -197,7 +209,7 @@ pub fn measure_inputs(
         work.push((t.clone(), target(hint)));
         slots.push((inputs::test_name(t), None));
     }
-    let results = measure::measure_all(&work, jobs, range);
+    let results = measure::measure_all_selected(&work, jobs, range, interactions);
     for (((p, _), (key, iteration)), r) in work.iter().zip(slots).zip(results) {
         let at = match (m.benchmarks.get(&key), iteration) {
             (Some(b), Some(i)) => format!("{} iteration {i} ({})", b.result.display(), p.display()),
@@ -329,7 +341,7 @@ fn outcome_name(code: u8) -> &'static str {
 /// Evaluates `rules`; an `inconclusive` test (emulator, too few frames, ...) is an error
 /// (exit 2) unless `allow_inconclusive`.
 /// How `check` treats what is not a plain pass or fail.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
     pub jobs: usize,
     pub allow_inconclusive: bool,
@@ -337,6 +349,8 @@ pub struct CheckOptions {
     pub allow_unlocked_clocks: bool,
     /// Only frames starting in this range (`--from` / `--to`).
     pub range: RangeSpec,
+    /// `--interaction`: only the frames of matching interactions.
+    pub interactions: crate::analysis::interactions::InteractionOptions,
 }
 
 pub fn run_check(
@@ -346,7 +360,7 @@ pub fn run_check(
     opts: CheckOptions,
 ) -> CheckReport {
     let allow_inconclusive = opts.allow_inconclusive;
-    let m = measure_inputs(inputs, process, opts.jobs, opts.range);
+    let m = measure_inputs_selected(inputs, process, opts.jobs, opts.range, &opts.interactions);
     let mut errors = m.errors;
     let mut warnings = m.warnings;
     let mut tests = Vec::new();

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use super::causes_text;
+use super::interactions_text;
 use crate::analysis::hwui::{HwuiFrame, HwuiSummary};
 use crate::analysis::report_model::{
     AnalyzeReport, FrameReport, MacrobenchmarkBlock, ProcessReport,
@@ -283,6 +284,17 @@ pub fn render_table(r: &AnalyzeReport) -> String {
             let _ = writeln!(out, "{}", causes_text::top_title(c));
             let _ = writeln!(out, "{}", super::grid(causes_text::top_rows(c)));
         }
+        if !p.interactions.is_empty() {
+            let _ = writeln!(
+                out,
+                "interactions (janky frames flagged/judged by each definition):"
+            );
+            let _ = writeln!(
+                out,
+                "{}",
+                super::grid(interactions_text::rows(&p.interactions))
+            );
+        }
         for n in &p.notes {
             let _ = writeln!(out, "note: {n}");
         }
@@ -358,6 +370,14 @@ pub fn render_markdown(r: &AnalyzeReport) -> String {
         if let Some(c) = &p.causes {
             let _ = writeln!(out, "\n{}\n", md_escape(&causes_text::top_title(c)));
             out.push_str(&md_table(&causes_text::top_rows(c)));
+            out.push('\n');
+        }
+        if !p.interactions.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nInteractions (janky frames flagged/judged by each definition):\n"
+            );
+            out.push_str(&md_table(&interactions_text::rows(&p.interactions)));
             out.push('\n');
         }
         for n in &p.notes {

@@ -10,6 +10,7 @@ pub mod frames_json;
 pub mod gate;
 pub mod gfxinfo;
 pub mod html;
+pub mod interactions_text;
 pub mod result_set;
 pub mod shorten;
 pub mod stream_grid;

@@ -13,6 +13,7 @@ mod bursts;
 mod cuj;
 mod slices;
 mod startup;
+pub mod summary;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -3,7 +3,9 @@
 -- (`J<NAME>` on an Android app's process track), their FrameTracker markers, the frames
 -- inside each CUJ and its doFrame slices. Same names, columns and semantics.
 --
--- Not provided: android_jank_cuj and android_jank_cuj_layer_name.
+-- android_jank_cuj follows upstream base.sql (the CUJ slice's columns, its name, state from the
+-- FT#end / FT#cancel markers, the FrameTracker values; cancelled CUJs, and those without state
+-- markers shorter than 4 ms, left out). Not provided: android_jank_cuj_layer_name.
 
 CREATE TABLE IF NOT EXISTS _jank_cujs_slices AS
 SELECT
@@ -117,3 +119,26 @@ WHERE ((cie.ui_thread IS NULL AND thread.is_main_thread) OR (cie.ui_thread = thr
   AND vsync > 0
   AND (vsync >= begin_vsync OR begin_vsync IS NULL)
   AND (vsync <= end_vsync OR end_vsync IS NULL);
+
+-- One row per jank CUJ that was not cancelled, in time order.
+CREATE TABLE IF NOT EXISTS android_jank_cuj AS
+SELECT
+  cuj.*,
+  substr(cuj.cuj_slice_name, 3, length(cuj.cuj_slice_name) - 3) AS cuj_name,
+  CASE
+    WHEN EXISTS (SELECT 1 FROM _cuj_state_markers AS csm
+                 WHERE csm.cuj_id = cuj.cuj_id AND csm.marker_type = 'cancel') THEN 'canceled'
+    WHEN EXISTS (SELECT 1 FROM _cuj_state_markers AS csm
+                 WHERE csm.cuj_id = cuj.cuj_id AND csm.marker_type = 'end') THEN 'completed'
+    ELSE NULL
+  END AS state,
+  cie.ui_thread,
+  cie.layer_id,
+  cie.begin_vsync,
+  cie.end_vsync
+FROM _jank_cujs_slices AS cuj
+JOIN _cuj_instant_events AS cie USING (cuj_id)
+WHERE state != 'canceled'
+  -- Builds without state markers: a CUJ under 4 ms is taken as cancelled.
+  OR (state IS NULL AND cuj.dur > 4e6)
+ORDER BY ts;

@@ -80,6 +80,7 @@ pub const MODULES: &[Module] = &[
             "_all_frames_in_cuj",
             "_android_distinct_frames_in_cuj",
             "_android_jank_cuj_do_frames",
+            "android_jank_cuj",
         ],
         requires: &["android.frames.timeline"],
         sql: include_str!("android_cujs_base.sql"),

@@ -48,8 +48,8 @@ struct Args {
     /// With --planted-causes: a CUJ (`J<SYNTH_CUJ>`) over the frames.
     #[arg(long)]
     cuj: bool,
-    /// Write the interactions scenario instead (a startup, then three `RV Scroll` bursts of
-    /// 30 frames; see `frameprobe_tools::synth::interactions`); only --seed applies.
+    /// An app with interactions instead (a startup, then three `RV Scroll` bursts 500 ms
+    /// apart; --seed re-times the work); the plan goes to standard error.
     #[arg(long)]
     interactions: bool,
     /// With --interactions: ms of `inflate` nested in every doFrame of the second scroll.
@@ -87,7 +87,7 @@ fn main() -> Result<()> {
         std::fs::write(&a.output, &t.trace.bytes)
             .with_context(|| format!("writing {}", a.output.display()))?;
         for p in &t.plan {
-            eprintln!("{} {:?}: frames {:?}", p.source.name(), p.label, p.frames);
+            eprintln!("{:?} {}: frames {:?}", p.source, p.label, p.frames);
         }
         return Ok(());
     }
