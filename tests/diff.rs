@@ -58,6 +58,17 @@ fn changed(r: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The second scroll, after checking it is the only interaction with claims.
+fn the_changed_scroll(r: &Value) -> &Value {
+    assert_eq!(changed(r), ["scroll RV Scroll #2"], "{r:#}");
+    r["interactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["ordinal"] == 2 && i["label"] == "RV Scroll")
+        .unwrap()
+}
+
 #[test]
 fn the_candidate_names_the_interaction_inflate_and_the_new_binder_call() {
     // The same seed (only the change differs), and another seed (the change on top of a
@@ -76,13 +87,7 @@ fn the_candidate_names_the_interaction_inflate_and_the_new_binder_call() {
 fn check_the_change(r: &Value) {
     // The plan: a startup and three scrolls; the change is in the second scroll only.
     assert_eq!(r["interactions"].as_array().unwrap().len(), 4, "{r:#}");
-    assert_eq!(changed(r), ["scroll RV Scroll #2"], "{r:#}");
-    let i = r["interactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["ordinal"] == 2)
-        .unwrap();
+    let i = the_changed_scroll(r);
     let grown = i["grown_slices"].as_array().unwrap();
     let top = &grown[0];
     assert_eq!(
@@ -165,13 +170,7 @@ fn several_iterations_claim_the_change_with_an_interval_and_not_the_noise() {
     let noise = iterations("iter-noise", &[7, 8, 9], false);
     let r = diff_json(&[&base, &cand]);
     assert_eq!(r["baseline"]["traces"].as_array().unwrap().len(), 3);
-    assert_eq!(changed(&r), ["scroll RV Scroll #2"], "{r:#}");
-    let i = r["interactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["ordinal"] == 2)
-        .unwrap();
+    let i = the_changed_scroll(&r);
     assert_eq!(
         (i["base_iterations"].as_u64(), i["cand_iterations"].as_u64()),
         (Some(3), Some(3))

@@ -64,14 +64,16 @@ fn summary_rows(s: &InteractionSummary) -> Vec<(String, Change)> {
     rows
 }
 
-fn interval(g: &GrownSlice) -> String {
+/// `[+0.12, +0.34]`: a claim's interval, `-` without one.
+pub fn interval(g: &GrownSlice) -> String {
     match (g.ci_low_ms, g.ci_high_ms) {
         (Some(lo), Some(hi)) => format!("[{lo:+.2}, {hi:+.2}]"),
         _ => "-".into(),
     }
 }
 
-fn grew_by(g: &GrownSlice) -> &'static str {
+/// What made the claim, in a word.
+pub fn grew_by(g: &GrownSlice) -> &'static str {
     match g.grew_by {
         GrewBy::SelfTime => "self",
         GrewBy::WallTime => "wall",

@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use super::compare::{BASE_COLOUR, CAND_COLOUR};
 use super::{esc, svg};
-use crate::diff::growth::GrewBy;
 use crate::diff::{DiffReport, InteractionDiff};
+use crate::report::diff::{grew_by, interval};
 
 /// One value of an interaction on both sides.
 type BothSides = (Option<f64>, Option<f64>);
@@ -71,15 +71,7 @@ pub fn diff_section(r: &DiffReport) -> String {
              <th>added in janky frames</th><th>interval</th></tr></thead><tbody>",
         );
         for g in &i.grown_slices {
-            let by = match g.grew_by {
-                GrewBy::SelfTime => "self",
-                GrewBy::WallTime => "wall",
-                GrewBy::New => "new",
-            };
-            let interval = match (g.ci_low_ms, g.ci_high_ms) {
-                (Some(lo), Some(hi)) => format!("[{lo:+.2}, {hi:+.2}]"),
-                _ => "-".into(),
-            };
+            let (by, interval) = (grew_by(g), interval(g));
             let _ = write!(
                 o,
                 "<tr><td>{}</td><td><code>{}</code>{}</td><td>{by}</td><td>{:.2}</td><td>{:.2}</td><td>{:+.2}</td>\
