@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod diff;
 pub mod gate;
 pub mod gfxinfo;
 pub mod import;

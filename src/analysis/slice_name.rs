@@ -13,6 +13,11 @@ use super::glob::glob;
 /// start, after a character that is not a letter or digit, at a digit, or after `0x`) and
 /// holds a decimal digit (or follows `0x`) becomes `<num>` when it is at least `min` long.
 pub fn strip_hex(s: &str, min: usize) -> String {
+    strip_hex_as(s, min, "<num>")
+}
+
+/// [`strip_hex`] writing `token` in place of each run.
+pub fn strip_hex_as(s: &str, min: usize, token: &str) -> String {
     let b = s.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -40,7 +45,7 @@ pub fn strip_hex(s: &str, min: usize) -> String {
             i += 1;
         }
         if has_digit && i - start >= min {
-            out.extend_from_slice(b"<num>");
+            out.extend_from_slice(token.as_bytes());
         } else {
             out.extend_from_slice(&b[start..i]);
         }

@@ -34,6 +34,13 @@ Examples:
   frameprobe compare --baseline base-report.json --candidate cand/ --format markdown
   frameprobe compare --baseline b1.perfetto-trace b2.perfetto-trace --candidate c1.perfetto-trace c2.perfetto-trace --format json";
 
+pub const DIFF: &str = "\
+Examples:
+  frameprobe diff before.perfetto-trace after.perfetto-trace
+  frameprobe diff base-out/ cand-out/ --process com.example.app --format markdown >> pr-comment.md
+  frameprobe diff --baseline b1.perfetto-trace b2.perfetto-trace --candidate c1.perfetto-trace c2.perfetto-trace --format json
+  frameprobe diff before.perfetto-trace after.perfetto-trace --interaction 'Feed*' --min-abs-ms 1";
+
 pub const QUERY: &str = "\
 Examples:
   frameprobe query trace.perfetto-trace 'select count(*) from actual_frame_timeline_slice'
@@ -63,12 +70,13 @@ mod tests {
     use super::*;
     use clap::{CommandFactory, Parser};
 
-    const ALL: [(&str, &str); 9] = [
+    const ALL: [(&str, &str); 10] = [
         ("analyze", ANALYZE),
         ("frames", FRAMES),
         ("doctor", DOCTOR),
         ("check", CHECK),
         ("compare", COMPARE),
+        ("diff", DIFF),
         ("query", QUERY),
         ("export", EXPORT),
         ("gfxinfo", GFXINFO),

@@ -115,7 +115,7 @@ pub struct CompareArgs {
 }
 
 /// The report on standard output, and also in the `-o` file (`-o -`: standard output once).
-fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
+pub fn emit(text: &str, output: &Option<PathBuf>) -> Result<()> {
     if let Some(p) = output
         .as_deref()
         .filter(|p| !super::output_file::is_stdout(p))

@@ -2,6 +2,7 @@
 //! the command line.
 
 pub mod analyze;
+pub mod diff;
 pub mod doctor;
 mod examples;
 pub mod export;
@@ -53,6 +54,10 @@ pub enum Command {
     /// CI gate: baseline vs candidate with bootstrap confidence intervals.
     #[command(after_help = examples::COMPARE)]
     Compare(gate::CompareArgs),
+    /// What a change did, per interaction: frame metrics before and after, the slices that
+    /// grew (per thread role and name) and each frame pair's largest grown slice.
+    #[command(after_help = examples::DIFF)]
+    Diff(diff::DiffArgs),
     /// Run SQL over the trace's tables (named and shaped like Perfetto trace_processor's).
     #[command(after_help = examples::QUERY)]
     Query(query::QueryArgs),
@@ -80,6 +85,7 @@ pub fn main() -> ExitCode {
         Command::Doctor(a) => doctor::run(a),
         Command::Check(a) => gate::run_check_cmd(a),
         Command::Compare(a) => gate::run_compare_cmd(a),
+        Command::Diff(a) => diff::run(a),
         Command::Query(a) => query::run(a),
         Command::Export(a) => export::run(a),
         Command::Gfxinfo(a) => gfxinfo::run(a),

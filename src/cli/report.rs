@@ -129,7 +129,34 @@ fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
     for e in &report.errors {
         eprintln!("warning: {e}");
     }
-    let page = html::render_compare(&report, &dists);
+    // What changed per interaction; a page without it when the traces have none in common.
+    let diff = compare_diff(&a, &package, jobs);
+    if let Err(e) = &diff {
+        eprintln!("warning: no per-interaction diff on the page: {e:#}");
+    }
+    let page = html::render_compare(&report, &dists, diff.as_ref().ok());
     write_out(&a.output, &page)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `frameprobe diff` of the same sides, for the compare page.
+fn compare_diff(a: &ReportArgs, package: &str, jobs: usize) -> Result<crate::diff::DiffReport> {
+    use crate::diff::side::{load_side, SideOptions};
+    let opts = SideOptions {
+        processes: vec![package.to_string(), format!("{package}:*")],
+        jobs,
+        ..Default::default()
+    };
+    let th = crate::diff::DiffThresholds {
+        resamples: a.resamples.max(10),
+        seed: a.seed,
+        ..Default::default()
+    };
+    let (bi, bw, _) = load_side(&a.baseline, &opts).map_err(|e| e.context("baseline"))?;
+    let (ci, cw, _) = load_side(&a.candidate, &opts).map_err(|e| e.context("candidate"))?;
+    let d = crate::diff::diff_windows((&bi, &bw), (&ci, &cw), &th);
+    if d.interactions.is_empty() {
+        bail!("no interaction of {package} is found on both sides");
+    }
+    Ok(d)
 }

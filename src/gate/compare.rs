@@ -98,30 +98,15 @@ pub fn compare(
     let diff = c - b;
     out.difference = Some(round(diff));
     out.relative_pct = (b.abs() > f64::EPSILON).then(|| round(diff * 100.0 / b.abs()));
-    // The seed depends on the metric so each metric's interval is reproducible on its own.
-    let mut rng = Rng::new(
-        th.seed
-            ^ metric
-                .name()
-                .bytes()
-                .fold(0u64, |h, x| h.wrapping_mul(31).wrapping_add(x as u64)),
-    );
-    let mut diffs = Vec::with_capacity(th.resamples);
-    for _ in 0..th.resamples {
-        let rb = resample(base, &mut rng);
-        let rc = resample(cand, &mut rng);
+    let Some((lo, hi)) = bootstrap(th, &metric.name(), |rng| {
+        let rb = resample(base, rng);
+        let rc = resample(cand, rng);
         let rb: Vec<&Iteration> = rb.iter().collect();
         let rc: Vec<&Iteration> = rc.iter().collect();
-        if let (Some(x), Some(y)) = (metric.value(&rb), metric.value(&rc)) {
-            diffs.push(y - x);
-        }
-    }
-    if diffs.is_empty() {
+        Some(metric.value(&rc)? - metric.value(&rb)?)
+    }) else {
         return out;
-    }
-    diffs.sort_by(f64::total_cmp);
-    let alpha = (1.0 - th.confidence) / 2.0;
-    let (lo, hi) = (quantile(&diffs, alpha), quantile(&diffs, 1.0 - alpha));
+    };
     out.ci_low = Some(round(lo));
     out.ci_high = Some(round(hi));
     if !metric.higher_is_worse() {
@@ -130,6 +115,30 @@ pub fn compare(
     }
     out.verdict = verdict(metric, b, diff, th, Some((lo, hi)));
     out
+}
+
+/// The `th.confidence` bootstrap interval of a difference: `th.resamples` draws of `one`
+/// (which resamples both sides and returns candidate minus baseline, None when a draw has
+/// no value), from a generator seeded by `th.seed` and `name`, so each named quantity's
+/// interval is reproducible on its own. None when no draw had a value.
+pub fn bootstrap(
+    th: &Thresholds,
+    name: &str,
+    mut one: impl FnMut(&mut Rng) -> Option<f64>,
+) -> Option<(f64, f64)> {
+    let mut rng = Rng::new(
+        th.seed
+            ^ name
+                .bytes()
+                .fold(0u64, |h, x| h.wrapping_mul(31).wrapping_add(x as u64)),
+    );
+    let mut diffs: Vec<f64> = (0..th.resamples).filter_map(|_| one(&mut rng)).collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    diffs.sort_by(f64::total_cmp);
+    let alpha = (1.0 - th.confidence) / 2.0;
+    Some((quantile(&diffs, alpha), quantile(&diffs, 1.0 - alpha)))
 }
 
 /// Regression / improvement when the change passes the absolute and the relative
@@ -141,12 +150,23 @@ pub fn verdict(
     th: &Thresholds,
     interval: Option<(f64, f64)>,
 ) -> Verdict {
-    let (lo, hi) = interval.unwrap_or((diff, diff));
     let abs_needed = match metric.unit() {
         "ms" => th.abs_ms,
         "%" => th.abs_pct,
         _ => th.abs_frames,
     };
+    verdict_at(abs_needed, b, diff, th, interval)
+}
+
+/// [`verdict`] with the absolute threshold given (`th.rel_pct` still applies).
+pub fn verdict_at(
+    abs_needed: f64,
+    b: f64,
+    diff: f64,
+    th: &Thresholds,
+    interval: Option<(f64, f64)>,
+) -> Verdict {
+    let (lo, hi) = interval.unwrap_or((diff, diff));
     let rel_ok = |d: f64| b.abs() <= f64::EPSILON || d.abs() * 100.0 / b.abs() >= th.rel_pct;
     if diff >= abs_needed && rel_ok(diff) && lo > 0.0 {
         Verdict::Regression

@@ -52,7 +52,8 @@ pub struct Iteration {
     pub range: Option<RangeReport>,
 }
 
-fn load_options() -> LoadOptions {
+/// How the gate loads a trace: as analyze does, without a progress bar.
+pub fn load_options() -> LoadOptions {
     LoadOptions {
         progress: false,
         ..crate::cli::analyze::analysis_load_options()

@@ -170,22 +170,34 @@ pub fn compare_set() -> Vec<Metric> {
 /// A two-level bootstrap resample: iterations with replacement, then each chosen
 /// iteration's frames with replacement.
 pub fn resample(its: &[&Iteration], rng: &mut Rng) -> Vec<Iteration> {
-    let n = its.len() as i64;
     (0..its.len())
         .map(|_| {
-            let it = its[rng.range(0, n - 1) as usize];
-            let mb = it.mb_frames.len() as i64;
-            let tl = it.timeline_tags.len() as i64;
+            let it = its[pick(its.len(), rng)];
             Iteration {
-                mb_frames: (0..mb)
-                    .map(|_| it.mb_frames[rng.range(0, mb - 1) as usize])
-                    .collect(),
-                timeline_tags: (0..tl)
-                    .map(|_| it.timeline_tags[rng.range(0, tl - 1) as usize].clone())
-                    .collect(),
+                mb_frames: redraw(&it.mb_frames, rng),
+                timeline_tags: redraw(&it.timeline_tags, rng),
                 ..it.clone()
             }
         })
+        .collect()
+}
+
+/// [`resample`] over any per-frame values: iterations, then each one's values.
+pub fn resample_values<T: Clone>(its: &[&[T]], rng: &mut Rng) -> Vec<Vec<T>> {
+    (0..its.len())
+        .map(|_| redraw(its[pick(its.len(), rng)], rng))
+        .collect()
+}
+
+/// One of `n` items, uniformly.
+fn pick(n: usize, rng: &mut Rng) -> usize {
+    rng.range(0, n as i64 - 1) as usize
+}
+
+/// As many draws from `v`, with replacement.
+fn redraw<T: Clone>(v: &[T], rng: &mut Rng) -> Vec<T> {
+    (0..v.len())
+        .map(|_| v[pick(v.len(), rng)].clone())
         .collect()
 }
 

@@ -203,7 +203,7 @@ pub fn check_table(r: &CheckReport) -> String {
 
 /// Text for Markdown outside code spans: table pipes escaped, `<`/`>` as entities (they
 /// are decoded there).
-fn md(s: &str) -> String {
+pub fn md(s: &str) -> String {
     s.replace('|', "\\|")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -212,7 +212,7 @@ fn md(s: &str) -> String {
 /// A code span holding `s` verbatim: entities are not decoded inside code spans, so none
 /// are written; the fence is longer than any backtick run in `s` (CommonMark's rule), and a
 /// table pipe is escaped, which GitHub's tables undo inside code spans too.
-fn md_code(s: &str) -> String {
+pub fn md_code(s: &str) -> String {
     let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let body = s.replace('|', "\\|").replace(['\n', '\r'], " ");

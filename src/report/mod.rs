@@ -4,6 +4,7 @@ pub mod analyze_csv;
 pub mod analyze_text;
 pub mod causes_text;
 pub mod csv_rows;
+pub mod diff;
 pub mod doctor_text;
 pub mod frames_json;
 pub mod gate;

@@ -103,7 +103,11 @@ pub fn render_fitted(
 /// the middle just enough (down to MIN_NAME_WIDTH). Without a width (file or pipe) names
 /// over NAME_WIDTH are shortened, so output does not depend on where it goes.
 /// `render(Some(n))` renders with names cut to `n` characters, `render(None)` whole.
-fn fit(width: Option<usize>, longest: usize, render: impl Fn(Option<usize>) -> String) -> String {
+pub fn fit(
+    width: Option<usize>,
+    longest: usize,
+    render: impl Fn(Option<usize>) -> String,
+) -> String {
     let Some(width) = width else {
         return render(Some(NAME_WIDTH));
     };

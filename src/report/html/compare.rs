@@ -10,8 +10,8 @@ use crate::gate::compare::{Comparison, Verdict};
 use crate::gate::measure::Iteration;
 use crate::gate::{CompareReport, IterationInfo, Pcts};
 
-const BASE_COLOUR: &str = "#607d8b";
-const CAND_COLOUR: &str = "#ef6c00";
+pub const BASE_COLOUR: &str = "#607d8b";
+pub const CAND_COLOUR: &str = "#ef6c00";
 
 /// The per-frame values of one test on both sides (Macrobenchmark's frames, pooled over the
 /// iterations the gate used).
@@ -188,8 +188,13 @@ fn pair_of_histograms(
 }
 
 /// The compare page. `dists` gives the per-frame values for each test of `r` (matched by
-/// test name; a test without them is drawn without histograms).
-pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> String {
+/// test name; a test without them is drawn without histograms); `diff`, when given, adds
+/// what changed per interaction.
+pub fn render_compare(
+    r: &CompareReport,
+    dists: &[CompareDistributions],
+    diff: Option<&crate::diff::DiffReport>,
+) -> String {
     let mut o = String::new();
     o.push_str("<h1>frameprobe compare report</h1>");
     let colour = match r.outcome {
@@ -305,6 +310,9 @@ pub fn render_compare(r: &CompareReport, dists: &[CompareDistributions]) -> Stri
         }
         o.push_str("</section>\n");
     }
+    if let Some(d) = diff {
+        o.push_str(&super::diff::diff_section(d));
+    }
     page(&format!("frameprobe compare report: {}", r.process), &o)
 }
 
@@ -410,7 +418,7 @@ mod tests {
     #[test]
     fn compare_page_draws_both_distributions_and_the_gate_verdicts() {
         let (r, d) = report("Scroll<Benchmark>_scroll", "com.example&co");
-        let html = render_compare(&r, &d);
+        let html = render_compare(&r, &d, None);
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert!(!html.contains("<script"));
         // Two histograms per distribution, side by side, with the gate's percentiles.
@@ -446,7 +454,7 @@ mod tests {
     #[test]
     fn a_test_without_values_says_so() {
         let (r, _) = report("t", "p");
-        let html = render_compare(&r, &[]);
+        let html = render_compare(&r, &[], None);
         assert!(html.contains("No per-frame values for this test."));
     }
 }

@@ -8,6 +8,7 @@
 pub mod analyze;
 pub mod causes;
 pub mod compare;
+pub mod diff;
 pub mod svg;
 pub mod verdicts;
 

@@ -52,6 +52,13 @@ struct Args {
     /// apart; --seed re-times the work); the plan goes to standard error.
     #[arg(long)]
     interactions: bool,
+    /// With --interactions: ms of `inflate` nested in every doFrame of the second scroll.
+    #[arg(long)]
+    inflate_ms: Option<f64>,
+    /// With --interactions: a synchronous binder call of this many ms in the sixth frame of
+    /// the second scroll.
+    #[arg(long)]
+    binder_ms: Option<f64>,
 }
 
 fn main() -> Result<()> {
@@ -72,9 +79,11 @@ fn main() -> Result<()> {
     }
     if a.interactions {
         use frameprobe_tools::synth::interactions::{generate_interactions, InteractionsConfig};
-        let mut cfg = InteractionsConfig::default();
-        cfg.synth.seed = a.seed;
-        let t = generate_interactions(&cfg);
+        let mut c = InteractionsConfig::default();
+        c.synth.seed = a.seed;
+        c.inflate = a.inflate_ms.map(|ms| (1, (ms * 1e6) as i64));
+        c.binder_call = a.binder_ms.map(|ms| (1, 5, (ms * 1e6) as i64));
+        let t = generate_interactions(&c);
         std::fs::write(&a.output, &t.trace.bytes)
             .with_context(|| format!("writing {}", a.output.display()))?;
         for p in &t.plan {

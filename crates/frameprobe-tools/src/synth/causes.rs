@@ -133,7 +133,7 @@ const R: i64 = 0;
 
 /// Binder driver events written raw (the generated protos do not carry them).
 #[derive(Default)]
-struct Binder {
+pub(super) struct Binder {
     events: Vec<(i64, i32, u32, Vec<u8>)>,
     next_id: u64,
 }
@@ -148,7 +148,7 @@ fn varints(fields: &[(u32, u64)]) -> Vec<u8> {
 
 impl Binder {
     /// A synchronous call from (`pid`, `tid`) served by `server_tid` of `server_pid`.
-    fn call(&mut self, from: (i32, i32), server: (i32, i32), start: i64, end: i64) {
+    pub(super) fn call(&mut self, from: (i32, i32), server: (i32, i32), start: i64, end: i64) {
         let (call, reply) = (self.next_id + 1, self.next_id + 2);
         self.next_id += 2;
         let txn = |id: u64, to: (i32, i32), is_reply: bool, flags: u64| {
@@ -189,7 +189,7 @@ impl Binder {
     }
 
     /// The events as one ftrace bundle packet on CPU 3, framed as a `Trace.packet` field.
-    fn packet(mut self) -> Vec<u8> {
+    pub(super) fn packet(mut self) -> Vec<u8> {
         self.events.sort_by_key(|e| e.0);
         let mut bundle = Vec::new();
         put_field(&mut bundle, 1, Value::Varint(3));

@@ -9,8 +9,8 @@
 use frameprobe::analysis::interactions::InteractionSource;
 use frameprobe::protos::{process_tree, ProcessTree, TracePacket};
 
-use super::causes::Cuj;
-use super::{encode, generate, Streams, SynthConfig, SynthTrace};
+use super::causes::{Binder, Cuj};
+use super::{encode, generate, ExtraUi, Streams, SynthConfig, SynthTrace};
 
 /// system_server, which traces app launches.
 pub const SYSTEM_SERVER_PID: i32 = 1000;
@@ -18,6 +18,10 @@ pub const SYSTEM_SERVER_PID: i32 = 1000;
 pub const APP_NAME: &str = "com.android.frameprobe.interactions";
 /// The CPU whose ftrace stream carries the interaction slices (the frames use 0 and 1).
 const CPU: u32 = 2;
+/// system_server's binder thread that serves [`InteractionsConfig::binder_call`].
+pub const BINDER_TID: i32 = 1010;
+/// The name of [`InteractionsConfig::inflate`]'s slice.
+pub const INFLATE: &str = "inflate";
 
 /// One burst of frames and what marks it.
 #[derive(Debug, Clone, Default)]
@@ -41,6 +45,13 @@ pub struct InteractionsConfig {
     pub bursts: Vec<Burst>,
     /// The idle gap before each burst, in vsync periods.
     pub idle_vsyncs: u32,
+    /// (burst index, ns): an `inflate` slice of this length nested in every doFrame of
+    /// that burst, lengthening its frames.
+    pub inflate: Option<(usize, i64)>,
+    /// (burst index, frame index in the burst, ns): a synchronous binder call of this
+    /// length from the UI thread, inside that frame's doFrame, served by system_server's
+    /// [`BINDER_TID`] (raw binder_transaction events, as [`super::causes`] writes them).
+    pub binder_call: Option<(usize, usize, i64)>,
 }
 
 impl Default for InteractionsConfig {
@@ -56,6 +67,8 @@ impl Default for InteractionsConfig {
             startup_frames: 1,
             bursts: vec![scroll.clone(), scroll.clone(), scroll],
             idle_vsyncs: 30,
+            inflate: None,
+            binder_call: None,
         }
     }
 }
@@ -91,10 +104,33 @@ pub fn generate_interactions(cfg: &InteractionsConfig) -> InteractionsTrace {
         ranges.push(first as usize..(first + b.frames) as usize);
         first += b.frames;
     }
+    let mut extra_ui = cfg.synth.extra_ui.clone();
+    if let Some((b, ns)) = cfg.inflate {
+        extra_ui.extend(ranges[b].clone().map(|frame| ExtraUi {
+            frame: frame as u32,
+            name: Some(INFLATE.into()),
+            ns,
+        }));
+    }
+    // The call's frame, and which of that frame's extra spans is the call.
+    let call = cfg.binder_call.map(|(b, k, ns)| {
+        let frame = ranges[b].start + k;
+        let nth = extra_ui
+            .iter()
+            .filter(|e| e.frame as usize == frame)
+            .count();
+        extra_ui.push(ExtraUi {
+            frame: frame as u32,
+            name: None,
+            ns,
+        });
+        (frame, nth)
+    });
     let synth = SynthConfig {
         frames: total,
         pauses,
         process_name: APP_NAME.to_string(),
+        extra_ui,
         ..cfg.synth.clone()
     };
     let mut trace = generate(&synth);
@@ -118,22 +154,18 @@ pub fn generate_interactions(cfg: &InteractionsConfig) -> InteractionsTrace {
         let mut marks: Vec<(InteractionSource, String, (i64, i64))> = Vec::new();
         if b.scroll {
             for p in &f[r.clone()] {
-                // Inside the synthesiser's `input` slice: [ui_start + 50 us, + a quarter of doFrame].
+                // Inside the synthesiser's `input` slice: [ui_start + 50 us, input_end].
                 let input = p.ui_start + 50_000;
-                let quarter = (p.ui_end - p.ui_start) / 4;
                 s.slice(
                     CPU,
                     pid,
                     pid,
                     input + 10_000,
-                    input + quarter - 10_000,
+                    p.input_end - 10_000,
                     "RV Scroll",
                 );
             }
-            let steps = (
-                a.ui_start + 60_000,
-                z.ui_start + 50_000 + (z.ui_end - z.ui_start) / 4 - 10_000,
-            );
+            let steps = (a.ui_start + 60_000, z.input_end - 10_000);
             marks.push((InteractionSource::Scroll, "RV Scroll".into(), steps));
         }
         if let Some(name) = &b.section {
@@ -174,8 +206,39 @@ pub fn generate_interactions(cfg: &InteractionsConfig) -> InteractionsTrace {
             },
         });
     }
+    if let Some((frame, nth)) = call {
+        let (start, end) = trace.frames[frame].extra_ui[nth];
+        binder_server(&mut s, &synth);
+        let mut binder = Binder::default();
+        binder.call((pid, pid), (SYSTEM_SERVER_PID, BINDER_TID), start, end);
+        trace.bytes.extend(binder.packet());
+    }
     trace.bytes.extend(encode(s, &synth));
     InteractionsTrace { trace, plan }
+}
+
+/// system_server and its binder thread.
+fn binder_server(s: &mut Streams, cfg: &SynthConfig) {
+    s.header.push(TracePacket {
+        timestamp: Some((cfg.start_ns - 998_000_000) as u64),
+        trusted_packet_sequence_id: Some(2),
+        process_tree: Some(ProcessTree {
+            processes: vec![process_tree::Process {
+                pid: Some(SYSTEM_SERVER_PID),
+                ppid: Some(1),
+                cmdline: vec!["system_server".into()],
+                uid: Some(1000),
+                ..Default::default()
+            }],
+            threads: vec![process_tree::Thread {
+                tid: Some(BINDER_TID),
+                name: Some("binder:1000_2".into()),
+                tgid: Some(SYSTEM_SERVER_PID),
+            }],
+            collection_end_timestamp: None,
+        }),
+        ..Default::default()
+    });
 }
 
 /// system_server's launch of the app: `launchingActivity#1` over the window (an async slice

@@ -50,6 +50,18 @@ pub struct SynthConfig {
     /// (frame index, ns): before that frame the app draws nothing for this long (the
     /// display keeps its vsync; the app is idle), so frames come in bursts.
     pub pauses: Vec<(u32, i64)>,
+    /// Extra UI-thread work nested in doFrame right after the input callback, lengthening
+    /// the frame (the input, traversal and measure slices keep their lengths).
+    pub extra_ui: Vec<ExtraUi>,
+}
+
+/// Extra work in one frame's doFrame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtraUi {
+    pub frame: u32,
+    /// The atrace slice around it; None: untraced time (for a call the caller writes).
+    pub name: Option<String>,
+    pub ns: i64,
 }
 
 impl Default for SynthConfig {
@@ -76,6 +88,7 @@ impl Default for SynthConfig {
             refresh_phases: Vec::new(),
             vsync_period_counters: false,
             pauses: Vec::new(),
+            extra_ui: Vec::new(),
         }
     }
 }
@@ -102,6 +115,10 @@ pub struct PlannedFrame {
     pub ui_runnable_ns: i64,
     /// The vsync period the frame ran at.
     pub vsync_period_ns: i64,
+    /// End of the input callback (the `input` slice).
+    pub input_end: i64,
+    /// The spans of the frame's [`ExtraUi`] work, in the order given.
+    pub extra_ui: Vec<(i64, i64)>,
 }
 
 pub struct SynthTrace {
@@ -343,7 +360,13 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
             ui_dur += cfg.slow_extra_ns;
             ui_runnable = cfg.slow_extra_ns / 2;
         }
-        let ui_end = ui_start + ui_dur;
+        let extras: Vec<&ExtraUi> = cfg
+            .extra_ui
+            .iter()
+            .filter(|e| e.frame as i64 == i)
+            .collect();
+        let extra_ns: i64 = extras.iter().map(|e| e.ns).sum();
+        let ui_end = ui_start + ui_dur + extra_ns;
         // The RenderThread starts drawing while doFrame waits for the frame-state sync.
         let rt_start = (ui_end - 300_000)
             .max(ui_start + 100_000)
@@ -376,7 +399,12 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
             );
             let a = ui_start + 50_000;
             s.slice(0, pid, pid, a, a + ui_dur / 4, "input");
-            let b = a + ui_dur / 4 + 20_000;
+            for (e, span) in extras.iter().zip(extra_spans(a + ui_dur / 4, &extras)) {
+                if let Some(name) = &e.name {
+                    s.slice(0, pid, pid, span.0, span.1, name);
+                }
+            }
+            let b = a + ui_dur / 4 + 20_000 + extra_ns;
             s.slice(0, pid, pid, b, ui_end - 30_000, "traversal");
             s.slice(
                 0,
@@ -498,6 +526,8 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
             on_time_finish: !late,
             ui_runnable_ns: ui_runnable,
             vsync_period_ns: period,
+            input_end: ui_start + 50_000 + ui_dur / 4,
+            extra_ui: extra_spans(ui_start + 50_000 + ui_dur / 4, &extras),
         });
     }
     let bytes = encode(s, cfg);
@@ -508,6 +538,18 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
         render_tid,
         sf_pid: SF_PID,
     }
+}
+
+/// The spans of a frame's extra work: one after another from 10 us after the input callback.
+fn extra_spans(input_end: i64, extras: &[&ExtraUi]) -> Vec<(i64, i64)> {
+    let mut t = input_end + 10_000;
+    extras
+        .iter()
+        .map(|e| {
+            t += e.ns;
+            (t - e.ns, t)
+        })
+        .collect()
 }
 
 /// The kernel's 16-byte comm of the app's main thread.
