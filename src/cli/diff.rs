@@ -48,21 +48,14 @@ pub struct DiffArgs {
     /// Noise threshold: smallest relative rise (percent of the baseline) that is claimed.
     #[arg(long, default_value_t = DiffThresholds::default().min_rel_pct)]
     pub min_rel_pct: f64,
-    /// Bootstrap resamples for the intervals of the claims.
-    #[arg(long, default_value_t = 1000)]
-    pub resamples: usize,
-    /// Seed of the bootstrap: the same inputs and seed give the same bytes.
-    #[arg(long, default_value_t = 0x5eed)]
-    pub seed: u64,
     /// table for people, json (`frameprobe.diff/v1`) or markdown (a PR comment).
     #[arg(long, value_enum, default_value = "table")]
     pub format: DiffFormat,
     /// Also write the report to this file; `-` is standard output.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Traces processed in parallel (default: number of cores).
-    #[arg(long)]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub run: super::compare_run_args::CompareRunArgs,
     /// Table: keep long names whole instead of fitting the terminal.
     #[arg(long)]
     pub wide: bool,
@@ -91,13 +84,13 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
             sections: a.interaction.clone(),
             idle_gap_ns,
         },
-        jobs: a.jobs.unwrap_or_else(crate::gate::measure::default_jobs),
+        jobs: a.run.jobs(),
     };
     let th = DiffThresholds {
         min_abs_ms: a.min_abs_ms,
         min_rel_pct: a.min_rel_pct,
-        resamples: a.resamples.max(10),
-        seed: a.seed,
+        resamples: a.run.resamples(),
+        seed: a.run.seed,
         ..Default::default()
     };
     let (bi, bw, bwarn) = load_side(&base, &opts).map_err(|e| e.context("baseline"))?;

@@ -97,21 +97,14 @@ pub struct CompareArgs {
     /// Smallest relative change (percent of the baseline) that can be a regression.
     #[arg(long, default_value_t = 10.0)]
     pub min_rel_pct: f64,
-    /// Bootstrap resamples for the confidence intervals.
-    #[arg(long, default_value_t = 1000)]
-    pub resamples: usize,
-    /// Seed of the bootstrap: the same inputs and seed give the same intervals.
-    #[arg(long, default_value_t = 0x5eed)]
-    pub seed: u64,
     /// table for people, json (`compare/v1`), markdown or junit.
     #[arg(long, value_enum, default_value = "table")]
     pub format: GateFormat,
     /// Also write the report to this file; `-` is standard output.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Traces processed in parallel (default: number of cores).
-    #[arg(long)]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub run: super::compare_run_args::CompareRunArgs,
 }
 
 /// The report on standard output, and also in the `-o` file (`-o -`: standard output once).
@@ -180,11 +173,11 @@ pub fn run_compare_cmd(a: CompareArgs) -> Result<ExitCode> {
         abs_ms: a.min_abs_ms,
         abs_pct: a.min_abs_pct,
         rel_pct: a.min_rel_pct,
-        resamples: a.resamples.max(10),
-        seed: a.seed,
+        resamples: a.run.resamples(),
+        seed: a.run.seed,
         ..Default::default()
     };
-    let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
+    let jobs = a.run.jobs();
     let report = run_compare(&a.baseline, &a.candidate, a.process.as_deref(), &th, jobs);
     print_warnings(&report.warnings);
     print_annotations(annotations::compare(&report));

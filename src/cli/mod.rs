@@ -2,6 +2,7 @@
 //! the command line.
 
 pub mod analyze;
+pub mod compare_run_args;
 pub mod diff;
 pub mod doctor;
 mod examples;

@@ -36,15 +36,9 @@ pub struct ReportArgs {
     /// Compare: candidate traces or directories.
     #[arg(long, num_args = 1.., requires = "baseline")]
     pub candidate: Vec<PathBuf>,
-    /// Compare: bootstrap resamples for the confidence intervals.
-    #[arg(long, default_value_t = 1000)]
-    pub resamples: usize,
-    /// Compare: seed of the bootstrap.
-    #[arg(long, default_value_t = 0x5eed)]
-    pub seed: u64,
-    /// Compare: traces processed in parallel (default: number of cores).
-    #[arg(long)]
-    pub jobs: Option<usize>,
+    /// Compare: the bootstrap and the traces loaded at once.
+    #[command(flatten)]
+    pub run: super::compare_run_args::CompareRunArgs,
     #[command(flatten)]
     pub range: super::range_args::RangeArgs,
     #[command(flatten)]
@@ -104,11 +98,11 @@ fn run_compare_report(a: ReportArgs) -> Result<ExitCode> {
         eprintln!("warning: --layer is ignored by the compare report (Macrobenchmark's frames are per process)");
     }
     let th = Thresholds {
-        resamples: a.resamples.max(10),
-        seed: a.seed,
+        resamples: a.run.resamples(),
+        seed: a.run.seed,
         ..Default::default()
     };
-    let jobs = a.jobs.unwrap_or_else(crate::gate::measure::default_jobs);
+    let jobs = a.run.jobs();
     let report = run_compare(&a.baseline, &a.candidate, Some(&package), &th, jobs);
     super::gate::print_warnings(&report.warnings);
     // The per-frame values for the histograms (the statistics above are run_compare's).
@@ -148,8 +142,8 @@ fn compare_diff(a: &ReportArgs, package: &str, jobs: usize) -> Result<crate::dif
         ..Default::default()
     };
     let th = crate::diff::DiffThresholds {
-        resamples: a.resamples.max(10),
-        seed: a.seed,
+        resamples: a.run.resamples(),
+        seed: a.run.seed,
         ..Default::default()
     };
     let (bi, bw, _) = load_side(&a.baseline, &opts).map_err(|e| e.context("baseline"))?;
