@@ -27,7 +27,10 @@ pub fn process_matches_package(name: &str, pkg: &str) -> bool {
     if sql_like(pkg, name) || sql_like(&format!("{pkg}:%"), name) {
         return true;
     }
-    pkg.len() > 15 && sql_like(&pkg[pkg.len() - 15..], name)
+    // By bytes, as the kernel truncates comm; a package whose 15th-last byte splits a
+    // character has no such suffix (and must not panic: the package is user input).
+    let tail = pkg.len().checked_sub(15).and_then(|i| pkg.get(i..));
+    pkg.len() > 15 && tail.is_some_and(|t| sql_like(t, name))
 }
 
 /// Macrobenchmark's query rows (kind, slice) of every process accepted by `keep`, in one
@@ -196,6 +199,12 @@ mod tests {
         assert!(!process_matches_package(
             "benchmark.macrobenchmark.target",
             "androidx.benchmark.macrobenchmark.target"
+        ));
+        // A package given on the command line in any script: never a panic.
+        assert!(!process_matches_package("x", "com.exämple.äääääääää.app"));
+        assert!(process_matches_package(
+            "com.exämple.äääääääää.app",
+            "com.exämple.äääääääää.app"
         ));
     }
 
