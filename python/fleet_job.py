@@ -31,38 +31,34 @@ KEYS = ["process", "app_version", "device", "build"]
 TOP_CAUSES = 3
 UNNAMED = "<unnamed>"
 
-FRAME_META = pd.DataFrame(
-    {
-        "trace": pd.Series(dtype="string"),
-        "process": pd.Series(dtype="string"),
-        "app_version": pd.Series(dtype="string"),
-        "device": pd.Series(dtype="string"),
-        "build": pd.Series(dtype="string"),
-        "sdk": pd.Series(dtype="Int64"),
-        "layer": pd.Series(dtype="string"),
-        "frame_id": pd.Series(dtype="Int64"),
-        "janky": pd.Series(dtype="Int64"),
-        "overrun_ms": pd.Series(dtype="float64"),
-        "primary_cause": pd.Series(dtype="string"),
-    }
+
+
+def empty_frame(**dtypes):
+    """An empty DataFrame with these columns and dtypes: the meta Dask needs up front."""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
+
+
+FRAME_META = empty_frame(
+    trace="string",
+    process="string",
+    app_version="string",
+    device="string",
+    build="string",
+    sdk="Int64",
+    layer="string",
+    frame_id="Int64",
+    janky="Int64",
+    overrun_ms="float64",
+    primary_cause="string",
 )
-STATUS_META = pd.DataFrame(
-    {
-        "trace": pd.Series(dtype="string"),
-        "status": pd.Series(dtype="string"),
-        "error": pd.Series(dtype="string"),
-        "frames": pd.Series(dtype="Int64"),
-    }
-)
-AGGREGATE_META = pd.DataFrame(
-    {
-        "traces": pd.Series(dtype="int64"),
-        "frames": pd.Series(dtype="int64"),
-        "janky_frames": pd.Series(dtype="int64"),
-        "jank_rate_pct": pd.Series(dtype="float64"),
-        "overrun_p99_ms": pd.Series(dtype="float64"),
-        "top_causes": pd.Series(dtype="string"),
-    }
+STATUS_META = empty_frame(trace="string", status="string", error="string", frames="Int64")
+AGGREGATE_META = empty_frame(
+    traces="int64",
+    frames="int64",
+    janky_frames="int64",
+    jank_rate_pct="float64",
+    overrun_p99_ms="float64",
+    top_causes="string",
 )
 
 

@@ -2,10 +2,12 @@
 material in ../shared is optional (a test that needs it skips with the reason) except under
 CI=true, where its absence fails the test."""
 
+import io
 import os
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,3 +59,8 @@ def cli_error(stderr):
     lines = stderr.splitlines()
     start = next(i for i, l in enumerate(lines) if l.startswith("error: "))
     return "\n".join(lines[start:])[len("error: "):]
+
+
+def read_cli_csv(text):
+    """CLI CSV as the package reads it: only an empty field is missing."""
+    return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])

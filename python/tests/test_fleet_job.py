@@ -8,7 +8,6 @@ runs once per distinct file content."""
 
 import collections
 import hashlib
-import io
 import json
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import REPO, cli_error, need_real_traces, run_cli, shared_root
+from conftest import REPO, cli_error, need_real_traces, read_cli_csv, run_cli, shared_root
 
 sys.path.insert(0, str(REPO / "python"))
 import fleet_job  # noqa: E402
@@ -55,9 +54,9 @@ def cli_results(path, cache):
         else:
             report = json.loads(out)
             _, frames_csv, _ = run_cli("frames", path, "--format", "csv")
-            frames = pd.read_csv(io.StringIO(frames_csv), keep_default_na=False, na_values=[""])
+            frames = read_cli_csv(frames_csv)
             _, meta_csv, _ = run_cli("query", path, METADATA_SQL, "--format", "csv")
-            meta = pd.read_csv(io.StringIO(meta_csv), keep_default_na=False, na_values=[""])
+            meta = read_cli_csv(meta_csv)
             values = {r.name: r.str_value for r in meta.itertuples() if isinstance(r.str_value, str)}
             fingerprint = values.get("android_build_fingerprint")
             device = fingerprint.split("/")[2].split(":")[0] if fingerprint else None

@@ -1,7 +1,6 @@
 """The Python package gives the CLI's rows, numbers and error messages. Every expected value
 is the CLI's own output (target/release/frameprobe) on the same file, read by pandas."""
 
-import io
 import json
 
 import numpy as np
@@ -9,7 +8,7 @@ import pandas as pd
 import pytest
 
 import frameprobe
-from conftest import cli_error, need_real_traces, real_traces, run_cli
+from conftest import cli_error, need_real_traces, read_cli_csv, real_traces, run_cli
 
 # One id per real trace; a single placeholder when ../shared is absent, so the test reports
 # the skip (or fails under CI=true) instead of silently collecting nothing.
@@ -28,37 +27,30 @@ def trace_path(name):
 def cli_csv(*args):
     code, out, err = run_cli(*args, "--format", "csv")
     assert code == 0, err
-    # As the package reads it: only an empty field is missing.
-    return pd.read_csv(io.StringIO(out), keep_default_na=False, na_values=[""])
+    return read_cli_csv(out)
 
 
 @pytest.mark.parametrize("name", TRACES)
-def test_frames_equal_cli_csv(name):
+@pytest.mark.parametrize("command", ["frames", "analyze"])
+def test_dataframe_equals_cli_csv(command, name):
     t = trace_path(name)
-    pd.testing.assert_frame_equal(frameprobe.frames(str(t)), cli_csv("frames", t))
+    pd.testing.assert_frame_equal(getattr(frameprobe, command)(str(t)), cli_csv(command, t))
 
 
 @pytest.mark.parametrize("name", TRACES)
 def test_janky_frames_of_the_busiest_process_equal_cli_csv(name):
     t = trace_path(name)
-    busiest = frameprobe.frames(t)["pid"].value_counts().idxmax()
-    got = frameprobe.frames(t, process=int(busiest), janky=True)
+    busiest = int(frameprobe.frames(t)["pid"].value_counts().idxmax())
     code, out, err = run_cli("frames", t, "--process", busiest, "--janky", "--format", "csv")
     if code != 0:
         # No janky frame: the CLI's error is the package's.
         with pytest.raises(frameprobe.FrameprobeError) as e:
-            frameprobe.frames(t, process=int(busiest), janky=True)
+            frameprobe.frames(t, process=busiest, janky=True)
         assert str(e.value) == cli_error(err)
         return
-    want = pd.read_csv(io.StringIO(out), keep_default_na=False, na_values=[""])
-    pd.testing.assert_frame_equal(got, want)
+    got = frameprobe.frames(t, process=busiest, janky=True)
+    pd.testing.assert_frame_equal(got, read_cli_csv(out))
     assert (got["janky"] == 1).all()
-
-
-@pytest.mark.parametrize("name", TRACES)
-def test_analyze_equals_cli_csv(name):
-    t = trace_path(name)
-    pd.testing.assert_frame_equal(frameprobe.analyze(str(t)), cli_csv("analyze", t))
 
 
 @pytest.mark.parametrize("name", TRACES)

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use frameprobe::analysis::report_model::AnalyzeReport;
 use frameprobe::analysis::AnalyzeOptions;
 use frameprobe::report::analyze_csv as csv_rows;
 use frameprobe::single_trace::{self, query};
@@ -40,7 +41,24 @@ fn options(processes: Vec<String>, all_frames: bool, only_janky: bool) -> Analyz
     }
 }
 
-/// `frameprobe frames PATH [--process P]... [--janky] --format csv`: (CSV text, warnings).
+/// Text the CLI prints for a trace and the loader's warnings.
+type Rendered = (String, Vec<String>);
+
+/// Analyzes one trace as the CLI does (without the GIL) and renders the report.
+fn analyzed(
+    py: Python<'_>,
+    path: PathBuf,
+    opts: AnalyzeOptions,
+    render: impl FnOnce(&AnalyzeReport) -> anyhow::Result<String> + Send,
+) -> PyResult<Rendered> {
+    py.detach(|| {
+        let done = single_trace::analyze_one(&path, &opts)?;
+        Ok((render(&done.report)?, done.load_warnings))
+    })
+    .map_err(to_py)
+}
+
+/// `frameprobe frames PATH [--process P]... [--janky] --format csv`.
 #[pyfunction]
 #[pyo3(signature = (path, processes, janky))]
 fn frames_csv(
@@ -48,39 +66,32 @@ fn frames_csv(
     path: PathBuf,
     processes: Vec<String>,
     janky: bool,
-) -> PyResult<(String, Vec<String>)> {
-    let opts = options(processes, true, janky);
-    py.detach(|| {
-        let done = single_trace::analyze_one(&path, &opts)?;
-        Ok((csv_rows::frames_csv(&done.report), done.load_warnings))
+) -> PyResult<Rendered> {
+    analyzed(py, path, options(processes, true, janky), |r| {
+        Ok(csv_rows::frames_csv(r))
     })
-    .map_err(to_py)
 }
 
-/// `frameprobe analyze PATH --format csv`: (CSV text, warnings).
+/// `frameprobe analyze PATH --format csv`.
 #[pyfunction]
-fn analyze_csv(py: Python<'_>, path: PathBuf) -> PyResult<(String, Vec<String>)> {
-    let opts = options(Vec::new(), false, false);
-    py.detach(|| {
-        let done = single_trace::analyze_one(&path, &opts)?;
-        Ok((csv_rows::layers_csv(&done.report), done.load_warnings))
+fn analyze_csv(py: Python<'_>, path: PathBuf) -> PyResult<Rendered> {
+    analyzed(py, path, options(Vec::new(), false, false), |r| {
+        Ok(csv_rows::layers_csv(r))
     })
-    .map_err(to_py)
 }
 
-/// `frameprobe analyze PATH --format json`: (JSON text, warnings).
+/// `frameprobe analyze PATH --format json`.
 #[pyfunction]
-fn analyze_json(py: Python<'_>, path: PathBuf) -> PyResult<(String, Vec<String>)> {
-    let opts = options(Vec::new(), false, false);
-    py.detach(|| {
-        let done = single_trace::analyze_one(&path, &opts)?;
-        Ok((serde_json::to_string(&done.report)?, done.load_warnings))
+fn analyze_json(py: Python<'_>, path: PathBuf) -> PyResult<Rendered> {
+    analyzed(py, path, options(Vec::new(), false, false), |r| {
+        Ok(serde_json::to_string(r)?)
     })
-    .map_err(to_py)
 }
 
-/// `frameprobe query PATH SQL`: (column names, one list of cells per column, warnings),
-/// cells as SQLite typed them (None, int, float, str, bytes).
+/// Column names, one list of cells per column, the loader's warnings.
+type Columns = (Vec<String>, Vec<Vec<Py<PyAny>>>, Vec<String>);
+
+/// `frameprobe query PATH SQL`, cells as SQLite typed them (None, int, float, str, bytes).
 #[pyfunction]
 #[pyo3(signature = (path, sql, ftrace_raw))]
 fn query_columns(
@@ -88,7 +99,7 @@ fn query_columns(
     path: PathBuf,
     sql: String,
     ftrace_raw: bool,
-) -> PyResult<(Vec<String>, Vec<Vec<Py<PyAny>>>, Vec<String>)> {
+) -> PyResult<Columns> {
     let opts = query::QueryOptions {
         ftrace_raw,
         allow_writes: false,
