@@ -10,6 +10,7 @@ pub mod gfxinfo;
 pub mod import;
 pub mod report;
 pub mod rng;
+pub mod single_trace;
 pub mod store;
 pub mod trace;
 

@@ -8,11 +8,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::analysis::report_model::AnalyzeReport;
-use crate::analysis::{analyze, AnalyzeOptions};
-use crate::import::LoadOptions;
+use crate::analysis::AnalyzeOptions;
 use crate::report::{analyze_csv, analyze_text};
 
-use super::load::{load_trace, no_frames_message, no_match_message};
 use super::range_args::RangeArgs;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -78,16 +76,7 @@ pub struct FramesArgs {
     pub interactions: super::interaction_args::InteractionArgs,
 }
 
-/// What analyze needs from a trace (kernel and system counters are skipped but for CPU
-/// frequency; thread states split the UI thread's time in blame and causes).
-pub fn analysis_load_options() -> LoadOptions {
-    LoadOptions {
-        kernel_counters: false,
-        system_counters: false,
-        system_properties: false,
-        ..LoadOptions::all()
-    }
-}
+pub use crate::single_trace::analysis_load_options;
 
 pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
     let opts = AnalyzeOptions {
@@ -176,12 +165,9 @@ pub fn analyze_each_with<T>(
     let mut done = Vec::new();
     let mut errors = Vec::new();
     for t in traces {
-        let one = crate::gate::isolate::run_isolated(|| {
-            let loaded = load_trace(t, analysis_load_options())?;
-            super::report_warnings(t, &loaded.warnings);
-            let mut r = analyze(&loaded.store, opts, &t.display().to_string());
-            r.warnings.extend(loaded.warnings.iter().cloned());
-            Ok((r, also(&loaded.store)))
+        let one = crate::single_trace::analyze_trace(t, opts, &also).map(|done| {
+            super::report_warnings(t, &done.load_warnings);
+            (done.report, done.also)
         });
         match one {
             Ok(r) => done.push(r),
@@ -205,9 +191,9 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         range: a.range.spec()?,
         interactions: a.interactions.options()?,
     };
-    let loaded = load_trace(&a.trace, analysis_load_options())?;
-    super::report_warnings(&a.trace, &loaded.warnings);
-    let r = analyze(&loaded.store, &opts, &a.trace.display().to_string());
+    let done = crate::single_trace::analyze_trace(&a.trace, &opts, |_| ())?;
+    super::report_warnings(&a.trace, &done.load_warnings);
+    let r = done.report;
     if let Some(code) = filter_matched_nothing(std::slice::from_ref(&r), &opts) {
         return Ok(code);
     }
@@ -247,50 +233,13 @@ pub fn filter_matched_nothing(
     reports: &[AnalyzeReport],
     opts: &AnalyzeOptions,
 ) -> Option<ExitCode> {
-    let filtered = !opts.processes.is_empty() || opts.layer.is_some();
     let all_empty = reports.iter().all(|r| r.processes.is_empty());
-    let mut wanted = opts.processes.clone();
-    wanted.extend(opts.layer.iter().map(|l| format!("layer {l}")));
-    for r in reports.iter().filter(|r| r.processes.is_empty()) {
-        // With --from/--to, a trace that has frames elsewhere says where they are.
-        let range = r.range.as_ref().filter(|g| g.trace_has_frames);
-        let msg = match range {
-            _ if !r.interaction_labels.is_empty() || !opts.interactions.sections.is_empty() => {
-                interaction_message(r, &opts.interactions.sections)
-            }
-            Some(g) if r.processes_with_frames.is_empty() => {
-                format!("{}: {}", r.trace, g.empty_message())
-            }
-            Some(g) if filtered => format!(
-                "{} (only frames starting from {} were considered)",
-                no_match_message(&r.trace, &wanted, &r.processes_with_frames),
-                g.describe()
-            ),
-            Some(g) => format!("{}: {}", r.trace, g.empty_message()),
-            None if filtered => no_match_message(&r.trace, &wanted, &r.processes_with_frames),
-            None => no_frames_message(&r.trace),
-        };
-        eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
+    for r in reports {
+        if let Some(msg) = crate::single_trace::empty_report_message(r, opts) {
+            eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
+        }
     }
     all_empty.then(|| ExitCode::from(super::EXIT_ERROR))
-}
-
-/// A `--interaction` filter kept no frame: name the interactions the trace has.
-fn interaction_message(r: &AnalyzeReport, globs: &[String]) -> String {
-    let have = if r.interaction_labels.is_empty() {
-        "it has none".to_string()
-    } else {
-        format!("it has {}", r.interaction_labels.join(", "))
-    };
-    format!(
-        "{}: no frames in interactions matching {} ({have}{})",
-        r.trace,
-        globs.join(", "),
-        r.range.as_ref().map_or(String::new(), |g| format!(
-            "; only frames starting from {} were considered",
-            g.describe()
-        ))
-    )
 }
 
 /// Tables show the `ts_rel_ms` column as `time`, seconds from the trace start (`+1.234 s`).

@@ -4,14 +4,9 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::report::result_set::{self as output, Format};
+use crate::single_trace::query::{load_for_query, run_query, QueryOptions};
 use anyhow::{bail, Context, Result};
-use rusqlite::fallible_iterator::FallibleIterator;
-use rusqlite::types::Value;
-use rusqlite::Connection;
-
-use crate::import::{load, LoadOptions};
-use crate::report::result_set::{self as output, Format, ResultSet};
-use crate::store::sqlite::{to_connection, ExportOptions};
 
 #[derive(clap::Args)]
 pub struct QueryArgs {
@@ -35,33 +30,6 @@ pub struct QueryArgs {
     pub allow_writes: bool,
 }
 
-/// Runs every statement; returns the result of the last one that produces columns.
-pub fn run_sql(conn: &Connection, sql: &str) -> Result<ResultSet> {
-    let sql = crate::analysis::stdlib::strip_includes(conn, sql)?;
-    let mut last = ResultSet {
-        columns: Vec::new(),
-        rows: Vec::new(),
-    };
-    let mut batch = rusqlite::Batch::new(conn, &sql);
-    while let Some(mut stmt) = batch.next()? {
-        let columns: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
-        let n = columns.len();
-        let mut rows = Vec::new();
-        let mut q = stmt.raw_query();
-        while let Some(r) = q.next()? {
-            let mut row = Vec::with_capacity(n);
-            for i in 0..n {
-                row.push(r.get::<_, Value>(i)?);
-            }
-            rows.push(row);
-        }
-        if n > 0 {
-            last = ResultSet { columns, rows };
-        }
-    }
-    Ok(last)
-}
-
 pub fn run(a: QueryArgs) -> Result<ExitCode> {
     let sql = match (&a.sql, &a.file) {
         (Some(s), None) => s.clone(),
@@ -79,40 +47,16 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
         }
         (Some(_), Some(_)) => bail!("give the SQL either as an argument or with --file, not both"),
     };
-    // Only the tables the query (or a stdlib module it uses) names are built: thread_state
-    // and args are the costliest.
-    let opts = ExportOptions::for_sql(&crate::analysis::stdlib::sql_read_by(&sql));
-    let wants_thread_state = opts.thread_state;
-    let load_opts = LoadOptions {
-        thread_state: wants_thread_state,
+    let opts = QueryOptions {
         ftrace_raw: !a.no_ftrace_raw,
-        ..LoadOptions::all()
+        allow_writes: a.allow_writes,
     };
-    let loaded =
-        load(&a.trace, load_opts).with_context(|| format!("cannot load {}", a.trace.display()))?;
+    let loaded = load_for_query(&a.trace, &sql, opts)?;
     super::report_warnings(&a.trace, &loaded.warnings);
-    let mut conn = to_connection(&loaded.store, opts).context("building the SQL tables")?;
-    let refusals = if a.allow_writes {
-        None
-    } else {
-        Some(crate::store::read_only::restrict(&mut conn).context("restricting the SQL")?)
-    };
-    let rs = match run_sql(&conn, &sql) {
-        Ok(rs) => rs,
-        Err(e) if refusals.as_ref().is_some_and(|r| r.any()) || is_attach_limit(&e) => {
-            bail!("query failed: {e}; frameprobe query is read-only (ATTACH and VACUUM INTO would write files), pass --allow-writes to allow them")
-        }
-        Err(e) => return Err(e.context("query failed")),
-    };
+    let rs = run_query(&loaded, &sql, opts)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     output::write(&mut out, &rs, a.format)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// SQLite's refusal of an ATTACH (also run by VACUUM INTO) under the zero-database limit.
-fn is_attach_limit(e: &anyhow::Error) -> bool {
-    e.chain()
-        .any(|c| c.to_string().contains("too many attached databases"))
 }

@@ -56,7 +56,7 @@ pub struct Iteration {
 pub fn load_options() -> LoadOptions {
     LoadOptions {
         progress: false,
-        ..crate::cli::analyze::analysis_load_options()
+        ..crate::single_trace::analysis_load_options()
     }
 }
 

@@ -1,0 +1,72 @@
+//! One trace in, what a single-trace command computes out: the path shared by the CLI
+//! (`analyze`, `frames`, `query`) and the Python extension (`crates/frameprobe-py`), so both
+//! give the same rows and the same error messages.
+
+mod empty;
+pub mod query;
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::analysis::report_model::AnalyzeReport;
+use crate::analysis::{analyze, AnalyzeOptions};
+use crate::import::{load, LoadOptions, Loaded};
+use crate::store::Store;
+
+pub use empty::{empty_report_message, no_frames_message, no_match_message};
+
+/// What analyze needs from a trace (kernel and system counters are skipped but for CPU
+/// frequency; thread states split the UI thread's time in blame and causes).
+pub fn analysis_load_options() -> LoadOptions {
+    LoadOptions {
+        kernel_counters: false,
+        system_counters: false,
+        system_properties: false,
+        ..LoadOptions::all()
+    }
+}
+
+/// Loads a trace, naming the file in the error. An unreadable file, an empty file or one
+/// without a single packet is an error: the loader (`import::load_source`) refuses those.
+pub fn load_trace(path: &Path, opts: LoadOptions) -> Result<Loaded> {
+    load(path, opts).with_context(|| format!("cannot load {}", path.display()))
+}
+
+/// One analyzed trace: the report (its `warnings` include the loader's), what the caller
+/// computed from the same store, and the loader's warnings (damage after a good prefix) for
+/// the caller to show.
+pub struct AnalyzedTrace<T> {
+    pub report: AnalyzeReport,
+    pub also: T,
+    pub load_warnings: Vec<String>,
+}
+
+/// Loads and analyzes one trace behind a panic guard: a panic is this trace's error.
+pub fn analyze_trace<T>(
+    path: &Path,
+    opts: &AnalyzeOptions,
+    also: impl FnOnce(&Store) -> T,
+) -> Result<AnalyzedTrace<T>> {
+    crate::gate::isolate::run_isolated(|| {
+        let loaded = load_trace(path, analysis_load_options())?;
+        let mut report = analyze(&loaded.store, opts, &path.display().to_string());
+        report.warnings.extend(loaded.warnings.iter().cloned());
+        let also = also(&loaded.store);
+        Ok(AnalyzedTrace {
+            report,
+            also,
+            load_warnings: loaded.warnings,
+        })
+    })
+}
+
+/// [`analyze_trace`] for a caller that has only this trace: a report without a frame is an
+/// error, with the message the CLI prints for it.
+pub fn analyze_one(path: &Path, opts: &AnalyzeOptions) -> Result<AnalyzedTrace<()>> {
+    let done = analyze_trace(path, opts, |_| ())?;
+    match empty_report_message(&done.report, opts) {
+        Some(msg) => Err(anyhow::anyhow!(msg)),
+        None => Ok(done),
+    }
+}
