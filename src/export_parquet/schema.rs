@@ -114,3 +114,64 @@ fn is_percentile(name: &str) -> bool {
             .is_some_and(|p| ["p50", "p90", "p95", "p99", "max"].contains(&p))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{analyze, AnalyzeOptions};
+    use crate::report::analyze_csv::{frames_rows, layers_rows};
+
+    /// The CSV header the renderers write (an empty trace still has the full header).
+    fn csv_header(table: Table) -> Vec<String> {
+        let opts = AnalyzeOptions {
+            all_frames: true,
+            ..Default::default()
+        };
+        let r = analyze(&crate::store::Store::default(), &opts, "empty");
+        let rows = match table {
+            Table::Frames => frames_rows(&r),
+            Table::Summary => layers_rows(&r),
+        };
+        rows[0].clone()
+    }
+
+    /// docs/parquet.md's `| \`name\` | TYPE | ...` rows under `heading`, in order.
+    fn documented(heading: &str) -> Vec<(String, String)> {
+        let doc = include_str!("../../docs/parquet.md");
+        let start = doc.find(heading).expect(heading) + heading.len();
+        let section = doc[start..].split("\n## ").next().unwrap_or("");
+        section
+            .lines()
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+                Some((name.to_string(), cells.get(2)?.to_string()))
+            })
+            .collect()
+    }
+
+    fn schema(table: Table) -> Vec<(String, String)> {
+        csv_header(table)
+            .into_iter()
+            .map(|n| {
+                let kind = csv_kind(table, &n).unwrap_or_else(|| panic!("{n} has no type"));
+                (n, kind.doc_name().to_string())
+            })
+            .collect()
+    }
+
+    /// Every column the writer emits is documented with its type, in order, and the doc
+    /// lists no column that does not exist.
+    #[test]
+    fn every_column_is_documented_with_its_type() {
+        let shared: Vec<_> = TRACE_COLUMNS
+            .iter()
+            .map(|(n, k)| (n.to_string(), k.doc_name().to_string()))
+            .collect();
+        assert_eq!(documented("## Columns in both tables"), shared);
+        assert_eq!(documented("## Table frames"), schema(Table::Frames));
+        assert_eq!(documented("## Table summary"), schema(Table::Summary));
+        let doc = include_str!("../../docs/parquet.md");
+        assert!(doc.contains(&format!("This is schema version {SCHEMA_VERSION}.")));
+    }
+}
