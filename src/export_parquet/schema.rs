@@ -18,18 +18,6 @@ pub enum Kind {
     Text,
 }
 
-impl Kind {
-    /// As docs/parquet.md names it.
-    pub fn doc_name(self) -> &'static str {
-        match self {
-            Kind::Int64 => "INT64",
-            Kind::Double => "DOUBLE",
-            Kind::Boolean => "BOOLEAN",
-            Kind::Text => "STRING",
-        }
-    }
-}
-
 /// The columns before the CSV's in both tables: the schema, the trace and its device.
 pub const TRACE_COLUMNS: [(&str, Kind); 7] = [
     ("schema_version", Kind::Int64),
@@ -150,12 +138,22 @@ mod tests {
             .collect()
     }
 
+    /// A kind as docs/parquet.md names it.
+    fn doc_name(k: Kind) -> &'static str {
+        match k {
+            Kind::Int64 => "INT64",
+            Kind::Double => "DOUBLE",
+            Kind::Boolean => "BOOLEAN",
+            Kind::Text => "STRING",
+        }
+    }
+
     fn schema(table: Table) -> Vec<(String, String)> {
         csv_header(table)
             .into_iter()
             .map(|n| {
                 let kind = csv_kind(table, &n).unwrap_or_else(|| panic!("{n} has no type"));
-                (n, kind.doc_name().to_string())
+                (n, doc_name(kind).to_string())
             })
             .collect()
     }
@@ -166,7 +164,7 @@ mod tests {
     fn every_column_is_documented_with_its_type() {
         let shared: Vec<_> = TRACE_COLUMNS
             .iter()
-            .map(|(n, k)| (n.to_string(), k.doc_name().to_string()))
+            .map(|(n, k)| (n.to_string(), doc_name(*k).to_string()))
             .collect();
         assert_eq!(documented("## Columns in both tables"), shared);
         assert_eq!(documented("## Table frames"), schema(Table::Frames));
