@@ -321,4 +321,7 @@ fn sqlite_and_parquet_outputs_are_exclusive() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("give one trace"));
     let o = frameprobe(&["export", &t]);
     assert_eq!(o.status.code(), Some(2));
+    let o = frameprobe(&["export", "-", "--parquet", "dir"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not standard input"));
 }

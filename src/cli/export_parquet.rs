@@ -8,7 +8,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::analysis::{analyze, AnalyzeOptions};
 use crate::export_parquet::{trace_id, write_table, Table, TraceColumns};
@@ -18,6 +18,9 @@ use super::load::load_trace;
 use super::output_file::Pending;
 
 pub fn run(inputs: &[PathBuf], dir: &Path, jobs: usize, force: bool) -> Result<ExitCode> {
+    if inputs.iter().any(|i| super::output_file::is_stdout(i)) {
+        bail!("--parquet reads trace files and directories, not standard input (`-`)");
+    }
     let mut traces = crate::gate::inputs::expand(inputs)?;
     // A trace named twice (as a file and inside a folder) would race for one file name.
     let mut seen = HashSet::new();
