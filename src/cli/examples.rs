@@ -50,7 +50,8 @@ Examples:
 pub const EXPORT: &str = "\
 Examples:
   frameprobe export trace.perfetto-trace -o trace.sqlite
-  frameprobe export trace.perfetto-trace -o trace.sqlite --force";
+  frameprobe export trace.perfetto-trace -o trace.sqlite --force
+  frameprobe export traces/ more.perfetto-trace --parquet out/ --jobs 4";
 
 pub const GFXINFO: &str = "\
 Examples:

@@ -7,6 +7,7 @@ pub mod diff;
 pub mod doctor;
 mod examples;
 pub mod export;
+mod export_parquet;
 pub mod gate;
 pub mod gfxinfo;
 pub mod interaction_args;
