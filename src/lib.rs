@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod diff;
+pub mod fleet;
 pub mod gate;
 pub mod gfxinfo;
 pub mod import;

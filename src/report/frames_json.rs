@@ -56,12 +56,14 @@ impl<'a> FramesDoc<'a> {
     }
 }
 
-/// `analyze --format json` with several traces (or a trace that failed): each trace's
-/// report, and one error line per trace that could not be analysed.
+/// `analyze`, `frames` or `doctor --format json` with several traces (or a trace that
+/// failed): each trace's document, and one error line per trace that could not be read.
 #[derive(Serialize)]
-pub struct AnalyzeMany<'a> {
+pub struct Many<'a, T> {
     pub schema: &'static str,
     pub metric_version: u32,
-    pub traces: &'a [AnalyzeReport],
+    pub traces: &'a [T],
     pub errors: &'a [String],
 }
+
+pub type AnalyzeMany<'a> = Many<'a, AnalyzeReport>;
