@@ -15,8 +15,8 @@ use crate::report::{analyze_csv, analyze_text};
 
 use super::load::{load_trace, no_frames_message, no_match_message};
 use super::many_traces::{collect_each, csv_with_trace_column, traces_of, write_jsonl, ManyArgs};
-use crate::fleet::run::Done;
 use super::range_args::RangeArgs;
+use crate::fleet::run::Done;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -353,19 +353,19 @@ fn empty_message(r: &AnalyzeReport, opts: &AnalyzeOptions) -> Option<String> {
     // With --from/--to, a trace that has frames elsewhere says where they are.
     let range = r.range.as_ref().filter(|g| g.trace_has_frames);
     Some(match range {
-            _ if !r.interaction_labels.is_empty() || !opts.interactions.sections.is_empty() => {
-                interaction_message(r, &opts.interactions.sections)
-            }
-            Some(g) if r.processes_with_frames.is_empty() => {
-                format!("{}: {}", r.trace, g.empty_message())
-            }
-            Some(g) if filtered => format!(
-                "{} (only frames starting from {} were considered)",
-                no_match_message(&r.trace, &wanted, &r.processes_with_frames),
-                g.describe()
-            ),
-            Some(g) => format!("{}: {}", r.trace, g.empty_message()),
-            None if filtered => no_match_message(&r.trace, &wanted, &r.processes_with_frames),
+        _ if !r.interaction_labels.is_empty() || !opts.interactions.sections.is_empty() => {
+            interaction_message(r, &opts.interactions.sections)
+        }
+        Some(g) if r.processes_with_frames.is_empty() => {
+            format!("{}: {}", r.trace, g.empty_message())
+        }
+        Some(g) if filtered => format!(
+            "{} (only frames starting from {} were considered)",
+            no_match_message(&r.trace, &wanted, &r.processes_with_frames),
+            g.describe()
+        ),
+        Some(g) => format!("{}: {}", r.trace, g.empty_message()),
+        None if filtered => no_match_message(&r.trace, &wanted, &r.processes_with_frames),
         None => no_frames_message(&r.trace),
     })
 }

@@ -117,7 +117,14 @@ pub fn csv_with_trace_column(per_trace: Vec<(String, Vec<Vec<String>>)>) -> Stri
             if j == 0 && i > 0 {
                 continue;
             }
-            row.insert(0, if j == 0 { "trace".into() } else { trace.clone() });
+            row.insert(
+                0,
+                if j == 0 {
+                    "trace".into()
+                } else {
+                    trace.clone()
+                },
+            );
             rows.push(row);
         }
     }

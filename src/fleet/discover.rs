@@ -88,11 +88,24 @@ mod tests {
 
     #[test]
     fn trace_names_and_compressed_variants() {
-        for yes in ["a.perfetto-trace", "a.pftrace", "a.pb", "a.pb.gz", "a.pftrace.zst"] {
+        for yes in [
+            "a.perfetto-trace",
+            "a.pftrace",
+            "a.pb",
+            "a.pb.gz",
+            "a.pftrace.zst",
+        ] {
             assert!(is_trace_file(Path::new(yes)), "{yes}");
         }
         assert!(is_trace_file(Path::new("d/a.perfetto-trace.zstd")));
-        for no in ["a.json", "a.gz", ".pb", "a.trace", "a.pb.bz2", "benchmarkData.json"] {
+        for no in [
+            "a.json",
+            "a.gz",
+            ".pb",
+            "a.trace",
+            "a.pb.bz2",
+            "benchmarkData.json",
+        ] {
             assert!(!is_trace_file(Path::new(no)), "{no}");
         }
     }
@@ -101,20 +114,37 @@ mod tests {
     fn directories_recurse_in_name_order_and_globs_expand() {
         let root = tree(
             "walk",
-            &["b/2.pb", "b/1.pftrace.gz", "a.perfetto-trace", "notes.txt", "c/x.json"],
+            &[
+                "b/2.pb",
+                "b/1.pftrace.gz",
+                "a.perfetto-trace",
+                "notes.txt",
+                "c/x.json",
+            ],
         );
-        let found = find_traces(&[root.clone()]).unwrap();
-        let rel: Vec<_> = found.iter().map(|p| p.strip_prefix(&root).unwrap()).collect();
+        let found = find_traces(std::slice::from_ref(&root)).unwrap();
+        let rel: Vec<_> = found
+            .iter()
+            .map(|p| p.strip_prefix(&root).unwrap())
+            .collect();
         assert_eq!(
             rel,
-            [Path::new("a.perfetto-trace"), Path::new("b/1.pftrace.gz"), Path::new("b/2.pb")]
+            [
+                Path::new("a.perfetto-trace"),
+                Path::new("b/1.pftrace.gz"),
+                Path::new("b/2.pb")
+            ]
         );
         let globbed = find_traces(&[root.join("**/*.pb")]).unwrap();
         assert_eq!(globbed, [root.join("b/2.pb")]);
-        assert!(names_many(&[root.clone()], &globbed));
-        let e = find_traces(&[root.join("**/*.zstd")]).unwrap_err().to_string();
+        assert!(names_many(std::slice::from_ref(&root), &globbed));
+        let e = find_traces(&[root.join("**/*.zstd")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("matches no file"), "{e}");
-        let e = find_traces(&[root.join("nope.pb")]).unwrap_err().to_string();
+        let e = find_traces(&[root.join("nope.pb")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("nope.pb does not exist"), "{e}");
         let e = find_traces(&[root.join("c")]).unwrap_err().to_string();
         assert!(e.contains("no traces"), "{e}");

@@ -38,18 +38,17 @@ impl Progress {
                 ProgressDrawTarget::stderr_with_hz(4),
             );
             let seen = Arc::clone(&bytes);
-            let style = ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} traces  {mb_per_s}  ETA {eta}",
-            )
-            .expect("a valid template")
-            .with_key(
-                "mb_per_s",
-                move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let secs = s.elapsed().as_secs_f64().max(1e-3);
-                    let mb = seen.load(Ordering::Relaxed) as f64 / 1e6;
-                    let _ = write!(w, "{:.1} MB/s", mb / secs);
-                },
-            );
+            let style =
+                ProgressStyle::with_template("{bar:30} {pos}/{len} traces  {mb_per_s}  ETA {eta}")
+                    .expect("a valid template")
+                    .with_key(
+                        "mb_per_s",
+                        move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                            let secs = s.elapsed().as_secs_f64().max(1e-3);
+                            let mb = seen.load(Ordering::Relaxed) as f64 / 1e6;
+                            let _ = write!(w, "{:.1} MB/s", mb / secs);
+                        },
+                    );
             bar.set_style(style);
             bar
         });

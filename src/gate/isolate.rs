@@ -124,19 +124,32 @@ mod tests {
     fn streaming_delivers_every_item_once_and_can_stop_early() {
         let items: Vec<u32> = (0..50).collect();
         let mut seen = Vec::new();
-        each_isolated_streaming(&items, 3, |&i| Ok(i), |i, r| {
-            assert_eq!(r.unwrap() as usize, i);
-            seen.push(i);
-            true
-        });
+        each_isolated_streaming(
+            &items,
+            3,
+            |&i| Ok(i),
+            |i, r| {
+                assert_eq!(r.unwrap() as usize, i);
+                seen.push(i);
+                true
+            },
+        );
         seen.sort_unstable();
         assert_eq!(seen, (0..50).collect::<Vec<_>>());
         let mut delivered = 0;
-        each_isolated_streaming(&items, 2, |&i| Ok(i), |_, _| {
-            delivered += 1;
-            delivered < 5
-        });
-        assert_eq!(delivered, 5, "nothing is delivered after the callback says stop");
+        each_isolated_streaming(
+            &items,
+            2,
+            |&i| Ok(i),
+            |_, _| {
+                delivered += 1;
+                delivered < 5
+            },
+        );
+        assert_eq!(
+            delivered, 5,
+            "nothing is delivered after the callback says stop"
+        );
     }
 
     #[test]
