@@ -280,3 +280,34 @@ fn one_line_per_trace_from_standard_input_too() {
     assert_eq!(got[0]["trace"], "-");
     assert_eq!(got[0]["status"], "ok");
 }
+
+#[test]
+fn progress_shows_only_when_asked_for_off_a_terminal() {
+    let Some(dir) = fleet_dir() else { return };
+    let device_0 = dir.join("device-0");
+    let run = |setting: Option<&str>| {
+        let mut cmd = Command::new(common::bin());
+        cmd.args(["doctor", s(&device_0), "--format", "jsonl", "--sort"]);
+        match setting {
+            Some(v) => cmd.env("FRAMEPROBE_PROGRESS", v),
+            None => cmd.env_remove("FRAMEPROBE_PROGRESS"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        (out.stdout, String::from_utf8(out.stderr).unwrap())
+    };
+    // The tests' standard error is a pipe: silent by default.
+    let (quiet_out, quiet_err) = run(None);
+    assert!(!quiet_err.contains("traces"), "{quiet_err}");
+    let (forced_out, forced_err) = run(Some("always"));
+    let total = lines_of(&quiet_out).len();
+    assert!(
+        forced_err.contains(&format!("{total}/{total} traces")),
+        "{forced_err}"
+    );
+    assert!(forced_err.contains("MB/s"), "{forced_err}");
+    assert_eq!(
+        forced_out, quiet_out,
+        "the bar never touches standard output"
+    );
+}

@@ -1,11 +1,11 @@
 //! The progress bar of a many-trace command: on standard error, and only when that is a
 //! terminal (a pipe or a CI log gets no bar), so output for machines stays clean.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle, TermLike};
 
 /// The environment variable that overrides the terminal test: `always` or `never`.
 pub const PROGRESS_ENV: &str = "FRAMEPROBE_PROGRESS";
@@ -24,19 +24,25 @@ pub fn wanted(setting: Option<&str>, stderr_is_terminal: bool) -> bool {
 pub struct Progress {
     bar: Option<ProgressBar>,
     bytes: Arc<AtomicU64>,
+    /// On a terminal the bar goes away at the end; a forced one stays, as a last log line.
+    clear_at_end: bool,
 }
 
 impl Progress {
     /// A bar for `traces` traces, shown if [`wanted`] says so for this process.
     pub fn new(traces: usize) -> Self {
         let setting = std::env::var(PROGRESS_ENV).ok();
-        let show = wanted(setting.as_deref(), std::io::stderr().is_terminal());
+        let terminal = std::io::stderr().is_terminal();
+        let show = wanted(setting.as_deref(), terminal);
         let bytes = Arc::new(AtomicU64::new(0));
         let bar = show.then(|| {
-            let bar = ProgressBar::with_draw_target(
-                Some(traces as u64),
-                ProgressDrawTarget::stderr_with_hz(4),
-            );
+            // indicatif draws nothing on a non-terminal: `always` writes to stderr as is.
+            let target = if terminal {
+                ProgressDrawTarget::stderr_with_hz(4)
+            } else {
+                ProgressDrawTarget::term_like_with_hz(Box::new(PlainStderr), 4)
+            };
+            let bar = ProgressBar::with_draw_target(Some(traces as u64), target);
             let seen = Arc::clone(&bytes);
             let style =
                 ProgressStyle::with_template("{bar:30} {pos}/{len} traces  {mb_per_s}  ETA {eta}")
@@ -52,7 +58,11 @@ impl Progress {
             bar.set_style(style);
             bar
         });
-        Self { bar, bytes }
+        Self {
+            bar,
+            bytes,
+            clear_at_end: terminal,
+        }
     }
 
     /// One more trace done, of `bytes` input bytes.
@@ -74,9 +84,51 @@ impl Progress {
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
+        match &self.bar {
+            Some(b) if self.clear_at_end => b.finish_and_clear(),
+            Some(b) => b.finish(),
+            None => {}
         }
+    }
+}
+
+/// Standard error as a terminal of 80 columns, for a bar forced on where there is none.
+#[derive(Debug)]
+struct PlainStderr;
+
+impl PlainStderr {
+    fn put(&self, s: &str) -> std::io::Result<()> {
+        std::io::stderr().lock().write_all(s.as_bytes())
+    }
+}
+
+impl TermLike for PlainStderr {
+    fn width(&self) -> u16 {
+        80
+    }
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        self.put(&format!("\x1b[{n}A"))
+    }
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        self.put(&format!("\x1b[{n}B"))
+    }
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        self.put(&format!("\x1b[{n}C"))
+    }
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        self.put(&format!("\x1b[{n}D"))
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.put(&format!("{s}\n"))
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.put(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        self.put("\r\x1b[2K")
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        std::io::stderr().flush()
     }
 }
 
