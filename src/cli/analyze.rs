@@ -14,9 +14,10 @@ use crate::import::LoadOptions;
 use crate::report::{analyze_csv, analyze_text};
 
 use super::load::{load_trace, no_frames_message, no_match_message};
-use super::many_traces::{collect_each, csv_with_trace_column, traces_of, write_jsonl, ManyArgs};
+use super::many_traces::{collect_each, exit_code, traces_of, write_jsonl, ManyArgs};
 use super::range_args::RangeArgs;
 use crate::fleet::run::Done;
+use crate::report::frames_json::Many;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -129,12 +130,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             let text = if !many && errors.is_empty() {
                 serde_json::to_string_pretty(&reports[0])?
             } else {
-                serde_json::to_string_pretty(&crate::report::frames_json::AnalyzeMany {
-                    schema: crate::analysis::report_model::SCHEMA,
-                    metric_version: crate::analysis::definitions::METRIC_VERSION,
-                    traces: &reports,
-                    errors: &errors,
-                })?
+                serde_json::to_string_pretty(&Many::new(&reports, &errors))?
             };
             writeln!(out, "{text}")?;
         }
@@ -152,11 +148,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             }
         }
         ReportFormat::Csv if many => {
-            let per_trace = reports
-                .iter()
-                .map(|r| (r.trace.clone(), analyze_csv::layers_rows(r)))
-                .collect();
-            write!(out, "{}", csv_with_trace_column(per_trace))?;
+            write!(out, "{}", csv_by_trace(&reports, analyze_csv::layers_rows))?;
         }
         ReportFormat::Csv => {
             let rows = analyze_csv::layers_rows(&reports[0]);
@@ -164,16 +156,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         }
         ReportFormat::Jsonl => unreachable!("streamed above"),
     }
-    Ok(exit_code(&errors))
-}
-
-/// 0 when every trace was read, 2 when one was not.
-fn exit_code(errors: &[String]) -> ExitCode {
-    if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(super::EXIT_ERROR)
-    }
+    Ok(exit_code(errors.len()))
 }
 
 /// Loads and analyzes each trace on its own, `jobs` at a time: a trace that cannot be read
@@ -267,12 +250,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
                 .iter()
                 .map(crate::report::frames_json::FramesDoc::new)
                 .collect();
-            let all = crate::report::frames_json::Many {
-                schema: crate::analysis::report_model::SCHEMA,
-                metric_version: crate::analysis::definitions::METRIC_VERSION,
-                traces: &docs,
-                errors: &errors,
-            };
+            let all = Many::new(&docs, &errors);
             writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
         }
         ReportFormat::Json => {
@@ -280,11 +258,7 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
         ReportFormat::Csv if many => {
-            let per_trace = reports
-                .iter()
-                .map(|r| (r.trace.clone(), analyze_csv::frames_rows(r)))
-                .collect();
-            write!(out, "{}", csv_with_trace_column(per_trace))?;
+            write!(out, "{}", csv_by_trace(&reports, analyze_csv::frames_rows))?;
         }
         ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&reports[0]))?,
         ReportFormat::Table | ReportFormat::Markdown => {
@@ -297,7 +271,13 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         }
         ReportFormat::Jsonl => unreachable!("streamed above"),
     }
-    Ok(exit_code(&errors))
+    Ok(exit_code(errors.len()))
+}
+
+/// Every report's rows under one header with a leading `trace` column.
+fn csv_by_trace(reports: &[AnalyzeReport], rows: fn(&AnalyzeReport) -> Vec<Vec<String>>) -> String {
+    let per_trace = reports.iter().map(|r| (r.trace.clone(), rows(r))).collect();
+    super::many_traces::csv_with_trace_column(per_trace)
 }
 
 /// The line that names a trace above its block when there are several.

@@ -52,12 +52,7 @@ pub fn run(a: DoctorArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match a.format {
         DoctorFormat::Json if many || !errors.is_empty() => {
-            let all = crate::report::frames_json::Many {
-                schema: crate::analysis::report_model::SCHEMA,
-                metric_version: crate::analysis::definitions::METRIC_VERSION,
-                traces: &reports,
-                errors: &errors,
-            };
+            let all = crate::report::frames_json::Many::new(&reports, &errors);
             writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
         }
         DoctorFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&reports[0])?)?,
@@ -72,9 +67,5 @@ pub fn run(a: DoctorArgs) -> Result<ExitCode> {
         }
         DoctorFormat::Jsonl => unreachable!("streamed above"),
     }
-    Ok(if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(super::EXIT_ERROR)
-    })
+    Ok(super::many_traces::exit_code(errors.len()))
 }

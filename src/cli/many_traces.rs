@@ -72,11 +72,16 @@ pub fn write_jsonl<T: serde::Serialize>(
             Ok(())
         },
     )?;
-    Ok(if failed == 0 {
+    Ok(exit_code(failed))
+}
+
+/// 0 when every trace was handled, 2 when one was not.
+pub fn exit_code(failed: usize) -> ExitCode {
+    if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(super::EXIT_ERROR)
-    })
+    }
 }
 
 /// Every trace's value in input order and one error line per trace that failed (also

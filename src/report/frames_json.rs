@@ -66,4 +66,13 @@ pub struct Many<'a, T> {
     pub errors: &'a [String],
 }
 
-pub type AnalyzeMany<'a> = Many<'a, AnalyzeReport>;
+impl<'a, T> Many<'a, T> {
+    pub fn new(traces: &'a [T], errors: &'a [String]) -> Self {
+        Self {
+            schema: crate::analysis::report_model::SCHEMA,
+            metric_version: crate::analysis::definitions::METRIC_VERSION,
+            traces,
+            errors,
+        }
+    }
+}

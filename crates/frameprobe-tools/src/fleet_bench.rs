@@ -35,17 +35,22 @@ pub fn run_once(bin: &Path, dir: &Path, jobs: usize) -> Result<FleetRun> {
         bail!("{} analyze {} failed: {err}", bin.display(), dir.display());
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    let peak_kib = err
-        .lines()
-        .find_map(|l| l.strip_prefix("peak_rss_kib="))
-        .and_then(|v| v.trim().parse().ok())
-        .context("frameprobe did not report its peak RSS")?;
     Ok(FleetRun {
         secs,
-        peak_kib,
+        peak_kib: peak_rss_kib(&err)?,
         lines: text.lines().count(),
         failed: text.matches("\"status\":\"error\"").count(),
     })
+}
+
+/// The `peak_rss_kib=` figure frameprobe prints on standard error when
+/// `FRAMEPROBE_REPORT_PEAK_RSS` is set.
+pub fn peak_rss_kib(stderr: &str) -> Result<u64> {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("peak_rss_kib="))
+        .and_then(|v| v.trim().parse().ok())
+        .context("frameprobe did not report its peak RSS")
 }
 
 /// The median of `xs` (the mean of the middle two for an even count).

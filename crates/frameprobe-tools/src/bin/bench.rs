@@ -284,11 +284,7 @@ fn measure(bin: &Path, cmd: &str, workload: &Path) -> Result<Run> {
     if !out.status.success() {
         bail!("{} {:?} failed: {err}", bin.display(), argv);
     }
-    let peak_kib: f64 = err
-        .lines()
-        .find_map(|l| l.strip_prefix("peak_rss_kib="))
-        .and_then(|v| v.trim().parse().ok())
-        .context("frameprobe did not report its peak RSS")?;
+    let peak_kib = frameprobe_tools::fleet_bench::peak_rss_kib(&err)? as f64;
     Ok(Run {
         secs,
         peak_mib: peak_kib / 1024.0,
