@@ -255,7 +255,7 @@ fn missing_inputs_are_named() {
     assert_eq!(missing.status.code(), Some(2));
     let err = String::from_utf8(missing.stderr).unwrap();
     assert!(
-        err.contains("/no/such/dir/x.pftrace does not exist"),
+        err.contains("cannot load /no/such/dir/x.pftrace: no such file or directory"),
         "{err}"
     );
     assert!(missing.stdout.is_empty());
@@ -310,4 +310,27 @@ fn progress_shows_only_when_asked_for_off_a_terminal() {
         forced_out, quiet_out,
         "the bar never touches standard output"
     );
+}
+
+#[test]
+fn a_cut_trace_is_ok_with_its_import_warnings() {
+    let Some(dir) = fleet_dir() else { return };
+    // A copy cut at 90% of its bytes: the reader keeps the good prefix and warns (README,
+    // "Bad input"); the single-trace command still exits 0.
+    let whole = std::fs::read(dir.join("device-2/trace-0006.perfetto-trace")).unwrap();
+    let cut_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fleet-cut");
+    let _ = std::fs::remove_dir_all(&cut_dir);
+    std::fs::create_dir_all(&cut_dir).unwrap();
+    let cut = cut_dir.join("cut.perfetto-trace");
+    std::fs::write(&cut, &whole[..whole.len() * 9 / 10]).unwrap();
+    let alone = common::run_json(&["analyze", s(&cut), "--format", "json"]);
+    let warnings = alone["warnings"].as_array().unwrap();
+    assert!(!warnings.is_empty(), "the cut is reported");
+    let out = common::run(&["analyze", s(&cut_dir), "--format", "jsonl"]);
+    assert!(out.status.success(), "a warning is not a failure");
+    let got = lines(&out);
+    assert_eq!(got[0]["status"], "ok");
+    assert_eq!(&got[0]["warnings"], &alone["warnings"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("warning: {}: ", s(&cut))), "{err}");
 }

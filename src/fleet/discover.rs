@@ -31,7 +31,8 @@ fn is_pattern(p: &Path) -> bool {
 
 /// Every trace `inputs` names, in a stable order: inputs in the order given, each directory
 /// depth first in name order, each glob's matches in name order (a matched directory is
-/// searched like a named one). A missing path or a glob that matches nothing is an error.
+/// searched like a named one). A missing path or a glob that matches nothing is an error
+/// before any trace is read.
 /// `-` stands for standard input and must be the only input.
 pub fn find_traces(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let stdin = Path::new("-");
@@ -45,6 +46,9 @@ pub fn find_traces(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     for i in inputs {
         if is_pattern(i) {
             named.extend(expand_glob(i)?);
+        } else if !i.exists() {
+            // Said before any trace runs, in the words loading a single trace uses.
+            bail!("cannot load {}: no such file or directory", i.display());
         } else {
             named.push(i.clone());
         }
@@ -145,7 +149,7 @@ mod tests {
         let e = find_traces(&[root.join("nope.pb")])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("nope.pb does not exist"), "{e}");
+        assert!(e.contains("nope.pb: no such file or directory"), "{e}");
         let e = find_traces(&[root.join("c")]).unwrap_err().to_string();
         assert!(e.contains("no traces"), "{e}");
         let _ = std::fs::remove_dir_all(root);

@@ -29,11 +29,11 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar for `traces` traces, shown if [`wanted`] says so for this process.
+    /// A bar for `traces` traces, shown if there are several and [`wanted`] says so.
     pub fn new(traces: usize) -> Self {
         let setting = std::env::var(PROGRESS_ENV).ok();
         let terminal = std::io::stderr().is_terminal();
-        let show = wanted(setting.as_deref(), terminal);
+        let show = traces > 1 && wanted(setting.as_deref(), terminal);
         let bytes = Arc::new(AtomicU64::new(0));
         let bar = show.then(|| {
             // indicatif draws nothing on a non-terminal: `always` writes to stderr as is.
