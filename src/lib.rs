@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod cli;
 pub mod diff;
 pub mod export_parquet;
+pub mod fleet;
 pub mod gate;
 pub mod gfxinfo;
 pub mod import;

@@ -1,8 +1,9 @@
-//! `frameprobe analyze TRACE...` and `frameprobe frames TRACE`.
+//! `frameprobe analyze TRACE...` and `frameprobe frames TRACE...` (files, directories or
+//! globs; many traces run in parallel).
 
 use crate::report::shorten::{render_fitted, table_width};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -11,7 +12,10 @@ use crate::analysis::report_model::AnalyzeReport;
 use crate::analysis::AnalyzeOptions;
 use crate::report::{analyze_csv, analyze_text};
 
+use super::many_traces::{collect_each, exit_code, traces_of, write_jsonl, ManyArgs};
 use super::range_args::RangeArgs;
+use crate::fleet::run::Done;
+use crate::report::frames_json::Many;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -19,11 +23,14 @@ pub enum ReportFormat {
     Json,
     Csv,
     Markdown,
+    /// One compact JSON object per trace, written as each trace finishes.
+    Jsonl,
 }
 
 #[derive(clap::Args)]
 pub struct AnalyzeArgs {
-    /// One or more traces.
+    /// Traces, directories (searched recursively) or quoted glob patterns; `-` for standard
+    /// input.
     #[arg(required = true)]
     pub traces: Vec<PathBuf>,
     /// Only these processes: a name (glob) or a pid. Repeatable.
@@ -32,8 +39,8 @@ pub struct AnalyzeArgs {
     /// Only layers whose name matches this glob.
     #[arg(long)]
     pub layer: Option<String>,
-    /// table for people, markdown for PR comments, csv (one row per process and layer) or
-    /// json (everything, see README).
+    /// table for people, markdown for PR comments, csv (one row per process and layer),
+    /// json (everything, see README) or jsonl (one line per trace, streamed).
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
     /// How many of the worst frames to explain per process.
@@ -48,12 +55,16 @@ pub struct AnalyzeArgs {
     pub range: RangeArgs,
     #[command(flatten)]
     pub interactions: super::interaction_args::InteractionArgs,
+    #[command(flatten)]
+    pub many: ManyArgs,
 }
 
 #[derive(clap::Args)]
 pub struct FramesArgs {
-    /// The trace (`-` for standard input; gzip and zstd are detected).
-    pub trace: PathBuf,
+    /// Traces, directories (searched recursively) or quoted glob patterns; `-` for standard
+    /// input (gzip and zstd are detected).
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
     /// Only these processes: a name (glob) or a pid. Repeatable.
     #[arg(long = "process", short = 'p')]
     pub processes: Vec<String>,
@@ -67,13 +78,16 @@ pub struct FramesArgs {
     /// to fit the terminal, or to 60 characters in a file or pipe).
     #[arg(long)]
     pub wide: bool,
-    /// table for people, markdown, csv (one row per frame) or json (with cause chains).
+    /// table for people, markdown, csv (one row per frame), json (with cause chains) or
+    /// jsonl (one line per trace, streamed).
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReportFormat,
     #[command(flatten)]
     pub range: RangeArgs,
     #[command(flatten)]
     pub interactions: super::interaction_args::InteractionArgs,
+    #[command(flatten)]
+    pub many: ManyArgs,
 }
 
 pub use crate::single_trace::analysis_load_options;
@@ -88,7 +102,11 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         range: a.range.spec()?,
         interactions: a.interactions.options()?,
     };
-    let (reports, errors) = analyze_each(&a.traces, &opts)?;
+    let (traces, many) = traces_of(&a.traces)?;
+    if a.format == ReportFormat::Jsonl {
+        return write_jsonl(&traces, &a.many, |t| analyze_alone(t, &opts));
+    }
+    let (reports, errors) = analyze_each(&traces, &opts, a.many.jobs())?;
     if !reports.is_empty() {
         if let Some(code) = filter_matched_nothing(&reports, &opts) {
             return Ok(code);
@@ -98,15 +116,10 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
     let mut out = stdout.lock();
     match a.format {
         ReportFormat::Json => {
-            let text = if reports.len() == 1 && errors.is_empty() {
+            let text = if !many && errors.is_empty() {
                 serde_json::to_string_pretty(&reports[0])?
             } else {
-                serde_json::to_string_pretty(&crate::report::frames_json::AnalyzeMany {
-                    schema: crate::analysis::report_model::SCHEMA,
-                    metric_version: crate::analysis::definitions::METRIC_VERSION,
-                    traces: &reports,
-                    errors: &errors,
-                })?
+                serde_json::to_string_pretty(&Many::new(&reports, &errors))?
             };
             writeln!(out, "{text}")?;
         }
@@ -123,31 +136,27 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
                 write!(out, "{}", analyze_text::render_markdown(r))?;
             }
         }
+        ReportFormat::Csv if many => {
+            write!(out, "{}", csv_by_trace(&reports, analyze_csv::layers_rows))?;
+        }
         ReportFormat::Csv => {
-            // One header for all traces.
-            let rows = reports.iter().enumerate().flat_map(|(i, r)| {
-                analyze_csv::layers_rows(r)
-                    .into_iter()
-                    .skip(usize::from(i > 0))
-            });
+            let rows = analyze_csv::layers_rows(&reports[0]);
             write!(out, "{}", crate::report::csv_rows::to_csv(rows))?;
         }
+        ReportFormat::Jsonl => unreachable!("streamed above"),
     }
-    Ok(if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(super::EXIT_ERROR)
-    })
+    Ok(exit_code(errors.len()))
 }
 
-/// Loads and analyzes each trace on its own: a trace that cannot be read (or that trips an
-/// internal error) is reported on standard error while the others are still analyzed. With
-/// a single trace its error is the command's error.
+/// Loads and analyzes each trace on its own, `jobs` at a time: a trace that cannot be read
+/// (or that trips an internal error) is reported on standard error while the others are
+/// still analyzed. With a single trace its error is the command's error.
 pub fn analyze_each(
     traces: &[PathBuf],
     opts: &AnalyzeOptions,
+    jobs: usize,
 ) -> Result<(Vec<AnalyzeReport>, Vec<String>)> {
-    let (done, errors) = analyze_each_with(traces, opts, |_| ())?;
+    let (done, errors) = analyze_each_with(traces, opts, jobs, |_| ())?;
     Ok((done.into_iter().map(|(r, ())| r).collect(), errors))
 }
 
@@ -157,28 +166,36 @@ pub type Analyzed<T> = (Vec<(AnalyzeReport, T)>, Vec<String>);
 /// Analyzes each trace behind its own panic guard, with `also` computed from the same
 /// loaded store. A trace that fails is an error line (the others go on), unless it is the
 /// only one: then the error is the command's.
-pub fn analyze_each_with<T>(
+pub fn analyze_each_with<T: Send>(
     traces: &[PathBuf],
     opts: &AnalyzeOptions,
-    also: impl Fn(&crate::store::Store) -> T,
+    jobs: usize,
+    also: impl Fn(&crate::store::Store) -> T + Sync,
 ) -> Result<Analyzed<T>> {
-    let mut done = Vec::new();
-    let mut errors = Vec::new();
-    for t in traces {
-        let one = crate::single_trace::analyze_trace(t, opts, &also).map(|done| {
-            super::report_warnings(t, &done.load_warnings);
-            (done.report, done.also)
-        });
-        match one {
-            Ok(r) => done.push(r),
-            Err(e) if traces.len() == 1 => return Err(e),
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                errors.push(format!("{}: {e:#}", t.display()));
-            }
-        }
-    }
-    Ok((done, errors))
+    collect_each(traces, jobs, |t| analyze_trace(t, opts, &also))
+}
+
+/// One trace's report (import warnings included) and what `also` computed from its store.
+fn analyze_trace<T>(
+    t: &Path,
+    opts: &AnalyzeOptions,
+    also: impl Fn(&crate::store::Store) -> T,
+) -> Result<Done<(AnalyzeReport, T)>> {
+    let done = crate::single_trace::analyze_trace(t, opts, also)?;
+    Ok(Done {
+        value: (done.report, done.also),
+        warnings: done.load_warnings,
+    })
+}
+
+/// One trace as the single-trace command sees it: a report with no frame to show is the
+/// error that command exits 2 with.
+fn analyze_alone(t: &Path, opts: &AnalyzeOptions) -> Result<Done<AnalyzeReport>> {
+    let done = crate::single_trace::analyze_one(t, opts)?;
+    Ok(Done {
+        value: done.report,
+        warnings: done.load_warnings,
+    })
 }
 
 pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
@@ -191,37 +208,85 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
         range: a.range.spec()?,
         interactions: a.interactions.options()?,
     };
-    let done = crate::single_trace::analyze_trace(&a.trace, &opts, |_| ())?;
-    super::report_warnings(&a.trace, &done.load_warnings);
-    let r = done.report;
-    if let Some(code) = filter_matched_nothing(std::slice::from_ref(&r), &opts) {
-        return Ok(code);
+    let (traces, many) = traces_of(&a.traces)?;
+    if a.format == ReportFormat::Jsonl {
+        return write_jsonl(&traces, &a.many, |t| {
+            let done = analyze_alone(t, &opts)?;
+            let doc = crate::report::frames_json::FramesDoc::new(&done.value);
+            Ok(Done {
+                value: serde_json::to_value(doc)?,
+                warnings: done.warnings,
+            })
+        });
+    }
+    let (reports, errors) = analyze_each(&traces, &opts, a.many.jobs())?;
+    if !reports.is_empty() {
+        if let Some(code) = filter_matched_nothing(&reports, &opts) {
+            return Ok(code);
+        }
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match a.format {
+        ReportFormat::Json if many || !errors.is_empty() => {
+            let docs: Vec<_> = reports
+                .iter()
+                .map(crate::report::frames_json::FramesDoc::new)
+                .collect();
+            let all = Many::new(&docs, &errors);
+            writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
+        }
         ReportFormat::Json => {
-            let doc = crate::report::frames_json::FramesDoc::new(&r);
+            let doc = crate::report::frames_json::FramesDoc::new(&reports[0]);
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
-        ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&r))?,
+        ReportFormat::Csv if many => {
+            write!(out, "{}", csv_by_trace(&reports, analyze_csv::frames_rows))?;
+        }
+        ReportFormat::Csv => write!(out, "{}", analyze_csv::frames_csv(&reports[0]))?,
         ReportFormat::Table | ReportFormat::Markdown => {
-            if let Some(range) = &r.range {
-                writeln!(out, "{}\n", range.header())?;
-            }
-            if a.format == ReportFormat::Markdown {
-                let rows = times_for_people(analyze_csv::frames_rows(&r));
-                write!(out, "{}", analyze_text::md_table(&rows))?;
-            } else {
-                let text = render_fitted(&r, a.wide, table_width(), |shown| {
-                    let rows = times_for_people(analyze_csv::frames_rows(shown));
-                    crate::report::grid(rows) + "\n"
-                });
-                write!(out, "{text}")?;
+            for r in &reports {
+                if many {
+                    writeln!(out, "{}\n", trace_heading(&r.trace, a.format))?;
+                }
+                write!(out, "{}", frames_block(r, a.format, a.wide))?;
             }
         }
+        ReportFormat::Jsonl => unreachable!("streamed above"),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit_code(errors.len()))
+}
+
+/// Every report's rows under one header with a leading `trace` column.
+fn csv_by_trace(reports: &[AnalyzeReport], rows: fn(&AnalyzeReport) -> Vec<Vec<String>>) -> String {
+    let per_trace = reports.iter().map(|r| (r.trace.clone(), rows(r))).collect();
+    super::many_traces::csv_with_trace_column(per_trace)
+}
+
+/// The line that names a trace above its block when there are several.
+fn trace_heading(trace: &str, format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Markdown => format!("### {}", crate::report::gate::md_code(trace)),
+        _ => format!("== {} ==", crate::report::visible::visible(trace)),
+    }
+}
+
+/// One trace's frames as a table for people or a Markdown table.
+fn frames_block(r: &AnalyzeReport, format: ReportFormat, wide: bool) -> String {
+    let mut text = String::new();
+    if let Some(range) = &r.range {
+        text.push_str(&format!("{}\n\n", range.header()));
+    }
+    if format == ReportFormat::Markdown {
+        let rows = times_for_people(analyze_csv::frames_rows(r));
+        text.push_str(&analyze_text::md_table(&rows));
+    } else {
+        text.push_str(&render_fitted(r, wide, table_width(), |shown| {
+            let rows = times_for_people(analyze_csv::frames_rows(shown));
+            crate::report::grid(rows) + "\n"
+        }));
+    }
+    text
 }
 
 /// A trace with no frame to report is an error (exit 2) when no trace has one: with a
@@ -234,10 +299,11 @@ pub fn filter_matched_nothing(
     opts: &AnalyzeOptions,
 ) -> Option<ExitCode> {
     let all_empty = reports.iter().all(|r| r.processes.is_empty());
-    for r in reports {
-        if let Some(msg) = crate::single_trace::empty_report_message(r, opts) {
-            eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
-        }
+    for msg in reports
+        .iter()
+        .filter_map(|r| crate::single_trace::empty_report_message(r, opts))
+    {
+        eprintln!("{}: {msg}", if all_empty { "error" } else { "warning" });
     }
     all_empty.then(|| ExitCode::from(super::EXIT_ERROR))
 }

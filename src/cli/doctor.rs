@@ -1,12 +1,14 @@
-//! `frameprobe doctor TRACE`: what the trace holds for frame analysis and what to add.
+//! `frameprobe doctor TRACE...`: what each trace holds for frame analysis and what to add.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::analysis::doctor::doctor;
+use super::many_traces::{collect_each, traces_of, write_jsonl, ManyArgs};
+use crate::analysis::doctor::{doctor, DoctorReport};
+use crate::fleet::run::Done;
 use crate::import::LoadOptions;
 use crate::report::doctor_text;
 
@@ -14,33 +16,56 @@ use crate::report::doctor_text;
 pub enum DoctorFormat {
     Table,
     Json,
+    /// One compact JSON object per trace, written as each trace finishes.
+    Jsonl,
 }
 
 #[derive(clap::Args)]
 pub struct DoctorArgs {
-    /// The trace (`-` for standard input; gzip and zstd are detected).
-    pub trace: PathBuf,
-    /// table for people or json.
+    /// Traces, directories (searched recursively) or quoted glob patterns; `-` for standard
+    /// input (gzip and zstd are detected).
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
+    /// table for people, json, or jsonl (one line per trace, streamed).
     #[arg(long, value_enum, default_value = "table")]
     pub format: DoctorFormat,
+    #[command(flatten)]
+    pub many: ManyArgs,
+}
+
+/// One trace's doctor report.
+fn doctor_trace(t: &Path) -> Result<Done<DoctorReport>> {
+    let loaded = super::load::load_trace(t, LoadOptions::all())?;
+    let r = doctor(&loaded.store, &t.display().to_string(), loaded.packets);
+    Ok(Done {
+        value: r,
+        warnings: loaded.warnings,
+    })
 }
 
 pub fn run(a: DoctorArgs) -> Result<ExitCode> {
-    let loaded = super::load::load_trace(&a.trace, LoadOptions::all())?;
-    super::report_warnings(&a.trace, &loaded.warnings);
-    let r = doctor(
-        &loaded.store,
-        &a.trace.display().to_string(),
-        loaded.packets,
-    );
+    let (traces, many) = traces_of(&a.traces)?;
+    if a.format == DoctorFormat::Jsonl {
+        return write_jsonl(&traces, &a.many, doctor_trace);
+    }
+    let (reports, errors) = collect_each(&traces, a.many.jobs(), doctor_trace)?;
     let mut out = std::io::stdout().lock();
     match a.format {
-        DoctorFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?,
-        DoctorFormat::Table => write!(
-            out,
-            "{}",
-            crate::report::visible::visible_lines(&doctor_text::render(&r))
-        )?,
+        DoctorFormat::Json if many || !errors.is_empty() => {
+            let all = crate::report::frames_json::Many::new(&reports, &errors);
+            writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
+        }
+        DoctorFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&reports[0])?)?,
+        DoctorFormat::Table => {
+            for (i, r) in reports.iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                let text = doctor_text::render(r);
+                write!(out, "{}", crate::report::visible::visible_lines(&text))?;
+            }
+        }
+        DoctorFormat::Jsonl => unreachable!("streamed above"),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(super::many_traces::exit_code(errors.len()))
 }

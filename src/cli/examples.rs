@@ -8,19 +8,24 @@ Examples:
   frameprobe analyze trace.perfetto-trace --layer 'com.example.app/*' --wide
   frameprobe analyze a.perfetto-trace b.perfetto-trace --format json > report.json
   frameprobe analyze trace.perfetto-trace --from 2.5 --to 6s
-  frameprobe analyze trace.perfetto-trace --format markdown >> pr-comment.md";
+  frameprobe analyze trace.perfetto-trace --format markdown >> pr-comment.md
+  frameprobe analyze traces/ --format jsonl --jobs 4 > results.jsonl
+  frameprobe analyze 'lab/**/*.pftrace' --format jsonl --sort > results.jsonl
+  frameprobe analyze traces/ --format csv > layers.csv";
 
 pub const FRAMES: &str = "\
 Examples:
   frameprobe frames trace.perfetto-trace -p com.example.app --janky
   frameprobe frames trace.perfetto-trace --format csv > frames.csv
   frameprobe frames trace.perfetto-trace --from ns:578090289999415 --to ns:578092289999415
-  frameprobe frames trace.perfetto-trace --format json -p 'com.example.*'";
+  frameprobe frames trace.perfetto-trace --format json -p 'com.example.*'
+  frameprobe frames traces/ --format csv --janky > janky-frames.csv";
 
 pub const DOCTOR: &str = "\
 Examples:
   frameprobe doctor trace.perfetto-trace
-  frameprobe doctor trace.perfetto-trace --format json";
+  frameprobe doctor trace.perfetto-trace --format json
+  frameprobe doctor traces/ --format jsonl --sort";
 
 pub const CHECK: &str = "\
 Examples:

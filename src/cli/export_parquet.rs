@@ -10,18 +10,16 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use crate::analysis::{analyze, AnalyzeOptions};
+use crate::analysis::AnalyzeOptions;
 use crate::export_parquet::{trace_id, write_table, Table, TraceColumns};
 
-use super::analyze::analysis_load_options;
-use super::load::load_trace;
 use super::output_file::Pending;
 
 pub fn run(inputs: &[PathBuf], dir: &Path, jobs: usize, force: bool) -> Result<ExitCode> {
     if inputs.iter().any(|i| super::output_file::is_stdout(i)) {
         bail!("--parquet reads trace files and directories, not standard input (`-`)");
     }
-    let mut traces = crate::gate::inputs::expand(inputs)?;
+    let mut traces = crate::fleet::discover::find_traces(inputs)?;
     // A trace named twice (as a file and inside a folder) would race for one file name.
     let mut seen = HashSet::new();
     traces.retain(|t| seen.insert(trace_id(&t.display().to_string())));
@@ -62,17 +60,17 @@ fn export_one(trace: &Path, dir: &Path, force: bool) -> Result<()> {
             Ok((t, Pending::new(&target, force)?))
         })
         .collect::<Result<Vec<_>>>()?;
-    let loaded = load_trace(trace, analysis_load_options())?;
-    super::report_warnings(trace, &loaded.warnings);
     let opts = AnalyzeOptions {
         all_frames: true,
         ..Default::default()
     };
-    let report = analyze(&loaded.store, &opts, &path);
+    let done =
+        crate::single_trace::analyze_trace(trace, &opts, |store| TraceColumns::new(&path, store))?;
+    super::report_warnings(trace, &done.load_warnings);
+    let (report, columns) = (done.report, done.also);
     if report.processes.is_empty() {
         eprintln!("warning: {path}: no frames; its tables have no rows");
     }
-    let columns = TraceColumns::new(&path, &loaded.store);
     for (t, p) in &pending {
         let file = File::create_new(p.path())
             .with_context(|| format!("creating a temporary file in {}", dir.display()))?;

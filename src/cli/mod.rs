@@ -12,6 +12,7 @@ pub mod gate;
 pub mod gfxinfo;
 pub mod interaction_args;
 pub mod load;
+pub mod many_traces;
 pub mod output_file;
 pub mod query;
 pub mod range_args;

@@ -73,6 +73,7 @@ pub fn run(a: ReportArgs) -> Result<ExitCode> {
     let (done, errors) = super::analyze::analyze_each_with(
         &a.traces,
         &opts,
+        a.run.jobs(),
         crate::analysis::doctor::source_statuses,
     )?;
     let (reports, sources): (Vec<_>, Vec<_>) = done.into_iter().unzip();

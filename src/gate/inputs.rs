@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 fn is_trace(p: &Path) -> bool {
     let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -28,11 +28,23 @@ pub fn walk(dir: &Path, keep: fn(&Path) -> bool, out: &mut Vec<PathBuf>) -> std:
 }
 
 /// Every trace named by `inputs` (files, or directories to search), in a stable order.
+/// The gate keeps to Macrobenchmark's own extensions: a `.pb` beside them in an output
+/// directory need not be a trace.
 pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    expand_with(inputs, is_trace, "*.perfetto-trace, *.pftrace")
+}
+
+/// Files in `inputs` as given, directories searched for the files `keep` accepts (`names`
+/// says which, for the error when there are none), in a stable order.
+pub fn expand_with(
+    inputs: &[PathBuf],
+    keep: fn(&Path) -> bool,
+    names: &str,
+) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for i in inputs {
         if i.is_dir() {
-            walk(i, is_trace, &mut out)?;
+            walk(i, keep, &mut out).with_context(|| format!("searching {}", i.display()))?;
         } else if i.exists() {
             out.push(i.clone());
         } else {
@@ -40,10 +52,7 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     if out.is_empty() {
-        bail!(
-            "no traces (*.perfetto-trace, *.pftrace) found in {:?}",
-            inputs
-        );
+        bail!("no traces ({names}) found in {:?}", inputs);
     }
     Ok(out)
 }

@@ -3,8 +3,8 @@
 //! for that file while the others are still evaluated.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 /// Stack of every worker thread. The main thread gets 8 MiB from the OS; a spawned thread
 /// would get Rust's 2 MiB default. Reading is bounded (compressed packets nest at most
@@ -40,29 +40,55 @@ pub fn each_isolated<I: Sync, T: Send>(
     jobs: usize,
     f: impl Fn(&I) -> anyhow::Result<T> + Sync,
 ) -> Vec<anyhow::Result<T>> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<T>>>> =
-        Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.max(1).min(items.len().max(1)) {
-            let work = || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = run_isolated(|| f(item));
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            };
-            if worker().spawn_scoped(s, work).is_err() {
-                // No thread to be had: do the work here.
-                work();
-            }
-        }
+    let mut results: Vec<Option<anyhow::Result<T>>> = (0..items.len()).map(|_| None).collect();
+    each_isolated_streaming(items, jobs, f, |i, r| {
+        results[i] = Some(r);
+        true
     });
     results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .map(|r| r.expect("every item done"))
         .collect()
+}
+
+/// [`each_isolated`] delivering each result as it finishes: `on_done(index, result)` runs
+/// on the calling thread (so it may write output in completion order). When it returns
+/// false, no further item is started and the results of those under way are dropped.
+pub fn each_isolated_streaming<I: Sync, T: Send>(
+    items: &[I],
+    jobs: usize,
+    f: impl Fn(&I) -> anyhow::Result<T> + Sync,
+    mut on_done: impl FnMut(usize, anyhow::Result<T>) -> bool,
+) {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1).min(items.len().max(1)) {
+            let tx = tx.clone();
+            let (next, stop, f) = (&next, &stop, &f);
+            let work = move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                if tx.send((i, run_isolated(|| f(item)))).is_err() {
+                    break;
+                }
+            };
+            if worker().spawn_scoped(s, work.clone()).is_err() {
+                // No thread to be had: do the work here (its results are read below).
+                work();
+            }
+        }
+        drop(tx);
+        for (i, r) in rx {
+            if !stop.load(Ordering::Relaxed) && !on_done(i, r) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+    });
 }
 
 #[cfg(test)]
@@ -92,6 +118,38 @@ mod tests {
                 _ => assert_eq!(*r.as_ref().unwrap(), i as u32 * 10),
             }
         }
+    }
+
+    #[test]
+    fn streaming_delivers_every_item_once_and_can_stop_early() {
+        let items: Vec<u32> = (0..50).collect();
+        let mut seen = Vec::new();
+        each_isolated_streaming(
+            &items,
+            3,
+            |&i| Ok(i),
+            |i, r| {
+                assert_eq!(r.unwrap() as usize, i);
+                seen.push(i);
+                true
+            },
+        );
+        seen.sort_unstable();
+        assert_eq!(seen, (0..50).collect::<Vec<_>>());
+        let mut delivered = 0;
+        each_isolated_streaming(
+            &items,
+            2,
+            |&i| Ok(i),
+            |_, _| {
+                delivered += 1;
+                delivered < 5
+            },
+        );
+        assert_eq!(
+            delivered, 5,
+            "nothing is delivered after the callback says stop"
+        );
     }
 
     #[test]

@@ -56,12 +56,23 @@ impl<'a> FramesDoc<'a> {
     }
 }
 
-/// `analyze --format json` with several traces (or a trace that failed): each trace's
-/// report, and one error line per trace that could not be analysed.
+/// `analyze`, `frames` or `doctor --format json` with several traces (or a trace that
+/// failed): each trace's document, and one error line per trace that could not be read.
 #[derive(Serialize)]
-pub struct AnalyzeMany<'a> {
+pub struct Many<'a, T> {
     pub schema: &'static str,
     pub metric_version: u32,
-    pub traces: &'a [AnalyzeReport],
+    pub traces: &'a [T],
     pub errors: &'a [String],
+}
+
+impl<'a, T> Many<'a, T> {
+    pub fn new(traces: &'a [T], errors: &'a [String]) -> Self {
+        Self {
+            schema: crate::analysis::report_model::SCHEMA,
+            metric_version: crate::analysis::definitions::METRIC_VERSION,
+            traces,
+            errors,
+        }
+    }
 }

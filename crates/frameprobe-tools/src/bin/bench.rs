@@ -3,6 +3,12 @@
 //! copy by copy) and measures `frameprobe` on it: wall time, MB/s and peak RSS.
 //!
 //!     frameprobe-bench --trace ../shared/traces/androidx_api35_startup_cold_classinit.perfetto-trace
+//!
+//! With `--fleet DIR` it measures the many-trace mode instead: `analyze DIR --format jsonl`
+//! at each `--fleet-jobs` value (median of `--runs`), traces/s, speed-up and peak RSS.
+//!
+//!     scripts/fleet-dir.sh ../shared/traces /tmp/fleet 200 3
+//!     frameprobe-bench --fleet /tmp/fleet --fleet-jobs 1,2 --runs 5
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,12 +39,19 @@ struct Args {
     /// Commands to time, each run as `frameprobe <cmd...> WORKLOAD <rest>`; `{}` marks the trace.
     #[arg(long, default_values_t = ["query {} select count(*) from slice".to_string(), "analyze {} --format json".to_string()])]
     cmd: Vec<String>,
-    /// Runs per measurement (the fastest is reported).
+    /// Runs per measurement (the fastest is reported; with --fleet, the median).
     #[arg(long, default_value_t = 3)]
     runs: u32,
     /// Only write the workloads.
     #[arg(long)]
     only_generate: bool,
+    /// Measure `analyze DIR --format jsonl` over this directory of traces instead (see
+    /// `scripts/fleet-dir.sh`); `--runs` gives the runs per --jobs value (median reported).
+    #[arg(long, value_name = "DIR")]
+    fleet: Option<PathBuf>,
+    /// With --fleet: the --jobs values to compare (the speed-up is over the first).
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    fleet_jobs: Vec<usize>,
 }
 
 /// Rebuilds a message, letting `f` replace fields; `None` copies the field unchanged.
@@ -271,11 +284,7 @@ fn measure(bin: &Path, cmd: &str, workload: &Path) -> Result<Run> {
     if !out.status.success() {
         bail!("{} {:?} failed: {err}", bin.display(), argv);
     }
-    let peak_kib: f64 = err
-        .lines()
-        .find_map(|l| l.strip_prefix("peak_rss_kib="))
-        .and_then(|v| v.trim().parse().ok())
-        .context("frameprobe did not report its peak RSS")?;
+    let peak_kib = frameprobe_tools::fleet_bench::peak_rss_kib(&err)? as f64;
     Ok(Run {
         secs,
         peak_mib: peak_kib / 1024.0,
@@ -284,6 +293,9 @@ fn measure(bin: &Path, cmd: &str, workload: &Path) -> Result<Run> {
 
 fn main() -> Result<()> {
     let a = Args::parse();
+    if let Some(dir) = &a.fleet {
+        return frameprobe_tools::fleet_bench::bench(&a.bin, dir, &a.fleet_jobs, a.runs);
+    }
     let trace =
         std::fs::read(&a.trace).with_context(|| format!("reading {}", a.trace.display()))?;
     std::fs::create_dir_all(&a.dir)?;
