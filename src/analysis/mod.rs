@@ -172,17 +172,47 @@ fn median_budget(timing: &[process_verdicts::FrameTiming]) -> (i64, &'static str
 }
 
 pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeReport {
-    let idx = Index::new(store);
     let bounds = store.bounds();
     let trace_start = bounds.0;
     let range = opts.range.resolve(trace_start);
-    let mut by_process = frames::build(&idx);
+    // The stdlib frame tables (SQLite) need only the store: they are built on a second core
+    // while this one builds the frame model and the thread states.
+    let (db, idx, mut by_process, states) = std::thread::scope(|s| {
+        let work = || perfetto_stats::FrameDbWork::run(store, range);
+        // SQLite's parser recurses: a stack as large as the per-trace workers' own.
+        let db = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn_scoped(s, work);
+        let idx = Index::new(store);
+        let by_process = frames::build(&idx);
+        // Every thread's states: the causes follow binder servers, lock owners and GC threads.
+        let states = ThreadStateIndex::all(store);
+        let db = match db {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: build it here.
+            Err(_) => work(),
+        };
+        (db, idx, by_process, states)
+    });
+    let perfetto_stats::FrameDbWork {
+        conn: frame_db,
+        stats: stdlib,
+        cuj_frames,
+    } = db;
     let trace_has_frames = !by_process.is_empty();
     let mut warnings = Vec::new();
     // The one place the range and --interaction select frames: everything below sees only
     // these.
-    let (detected, mut membership) =
-        interactions::summary::select(store, &mut by_process, range, &opts.interactions);
+    let (detected, mut membership) = interactions::summary::select(
+        store,
+        &mut by_process,
+        range,
+        &opts.interactions,
+        frame_db.as_ref().ok(),
+    );
+    drop(frame_db);
     let detected = detected.unwrap_or_else(|e| {
         warnings.push(format!("interactions could not be detected: {e:#}"));
         Vec::new()
@@ -214,34 +244,22 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         v.sort_by_key(|&(u, n)| (std::cmp::Reverse(n), u));
         v.into_iter().map(|(u, _)| u).collect()
     };
-    // Every thread's states: the causes follow binder servers, lock owners and GC threads.
-    let states = ThreadStateIndex::all(store);
     let mb_inputs: std::collections::HashMap<Upid, _> = macrobenchmark::inputs_by_process(store)
         .into_iter()
         .map(|(u, i)| (u, i.within(range)))
         .collect();
-    // One small database of the frame and CUJ slices for the stdlib frame stats and the CUJ
-    // frame boundaries of the causes.
-    let frame_db = perfetto_stats::frame_db(store);
-    let stdlib = frame_db
-        .as_ref()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
-        .and_then(|conn| perfetto_stats::compute_on(conn, range))
-        .unwrap_or_else(|e| {
-            warnings.push(format!(
-                "Perfetto stdlib frame stats could not be computed: {e:#}"
-            ));
-            Default::default()
-        });
-    let cuj_frames = match &frame_db {
-        Ok(conn) => causes::cuj::frames_on(store, conn).unwrap_or_else(|e| {
-            warnings.push(format!(
-                "CUJ frame boundaries could not be computed (blocking calls are summed over each cause window): {e:#}"
-            ));
-            Default::default()
-        }),
-        Err(_) => Default::default(),
-    };
+    let stdlib = stdlib.unwrap_or_else(|e| {
+        warnings.push(format!(
+            "Perfetto stdlib frame stats could not be computed: {e:#}"
+        ));
+        Default::default()
+    });
+    let cuj_frames = cuj_frames.unwrap_or_else(|e| {
+        warnings.push(format!(
+            "CUJ frame boundaries could not be computed (blocking calls are summed over each cause window): {e:#}"
+        ));
+        Default::default()
+    });
     let cause_ctx = causes::context::Ctx::new(&idx, &states).with_cuj_frames(cuj_frames);
     let mut processes = Vec::new();
     let mut all_periods = Vec::new();

@@ -56,6 +56,38 @@ pub fn frame_db(store: &Store) -> Result<Connection> {
     Ok(conn)
 }
 
+/// What `analyze` reads from the [`frame_db`]: the database itself (the CUJ interactions query
+/// it again), the stdlib frame stats over `range` and the CUJ frame boundaries. It needs only
+/// the store, so `analyze` builds it on a second thread beside the frame model.
+pub struct FrameDbWork {
+    pub conn: Result<Connection>,
+    pub stats: Result<StdlibStats>,
+    pub cuj_frames: Result<crate::analysis::causes::cuj::CujFrames>,
+}
+
+impl FrameDbWork {
+    pub fn run(store: &Store, range: TimeRange) -> FrameDbWork {
+        let conn = frame_db(store);
+        let (stats, cuj_frames) = match &conn {
+            Ok(c) => (
+                compute_on(c, range),
+                crate::analysis::causes::cuj::frames_on(store, c),
+            ),
+            Err(e) => (Err(anyhow::anyhow!("{e:#}")), Ok(Default::default())),
+        };
+        if let Ok(c) = &conn {
+            // The CUJ interactions' module, built here off the main thread; its errors are
+            // reported where the interactions read it.
+            let _ = crate::analysis::interactions::ensure_cuj_module(store, c);
+        }
+        FrameDbWork {
+            conn,
+            stats,
+            cuj_frames,
+        }
+    }
+}
+
 pub fn compute(store: &Store) -> Result<StdlibStats> {
     compute_on(&frame_db(store)?, TimeRange::default())
 }

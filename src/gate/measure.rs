@@ -158,7 +158,7 @@ pub fn measure_selected(
     let idx = Index::new(store);
     let mut model = frames::build(&idx);
     // The same frames analyze keeps for the range and interactions.
-    let (detected, _) = select(store, &mut model, span, interactions);
+    let (detected, _) = select(store, &mut model, span, interactions, None);
     if let Err(e) = detected {
         it.warnings
             .push(format!("interactions could not be detected: {e:#}"));

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use anyhow::{Context, Result};
+use rusqlite::Connection;
 
 use super::{InteractionSource, Window};
 use crate::analysis::causes::cuj::has_cuj_slices;
@@ -13,13 +14,36 @@ use crate::analysis::frame_model::Frame;
 use crate::analysis::{perfetto_stats, stdlib};
 use crate::store::{Store, Upid};
 
-pub(super) fn windows(store: &Store, frames: &HashMap<Upid, Vec<Frame>>) -> Result<Vec<Window>> {
+/// Builds `android.cujs.base` on a [`perfetto_stats::frame_db`] when the trace has CUJ
+/// slices; false when it has none (the module would be empty).
+pub fn ensure_cuj_module(store: &Store, conn: &Connection) -> Result<bool> {
+    if !has_cuj_slices(store) {
+        return Ok(false);
+    }
+    let module = stdlib::module_named("android.cujs.base").context("no android.cujs.base")?;
+    stdlib::ensure_module(conn, module)?;
+    Ok(true)
+}
+
+/// The CUJ windows, read from `db` (a [`perfetto_stats::frame_db`] of `store`) or, without
+/// one, from a frame database built here.
+pub(super) fn windows(
+    store: &Store,
+    frames: &HashMap<Upid, Vec<Frame>>,
+    db: Option<&Connection>,
+) -> Result<Vec<Window>> {
     if !has_cuj_slices(store) {
         return Ok(Vec::new());
     }
-    let conn = perfetto_stats::frame_db(store)?;
-    let module = stdlib::module_named("android.cujs.base").context("no android.cujs.base")?;
-    stdlib::ensure_module(&conn, module)?;
+    let own;
+    let conn = match db {
+        Some(c) => c,
+        None => {
+            own = perfetto_stats::frame_db(store)?;
+            &own
+        }
+    };
+    ensure_cuj_module(store, conn)?;
     let mut st = conn.prepare(
         "SELECT c.cuj_id, c.upid, c.ts, c.dur, \
          substr(c.cuj_slice_name, 3, length(c.cuj_slice_name) - 3), d.frame_id \

@@ -11,6 +11,7 @@
 
 mod bursts;
 mod cuj;
+pub use cuj::ensure_cuj_module;
 mod slices;
 mod startup;
 pub mod summary;
@@ -105,8 +106,9 @@ pub fn detect(
     store: &Store,
     frames: &HashMap<Upid, Vec<Frame>>,
     opts: &InteractionOptions,
+    frame_db: Option<&rusqlite::Connection>,
 ) -> anyhow::Result<Vec<Interaction>> {
-    let mut windows = cuj::windows(store, frames)?;
+    let mut windows = cuj::windows(store, frames, frame_db)?;
     windows.extend(slices::sections(store, frames, &opts.sections));
     windows.extend(slices::scrolls(
         store,

@@ -41,8 +41,9 @@ pub fn select(
     by_process: &mut HashMap<Upid, Vec<Frame>>,
     range: crate::analysis::time_range::TimeRange,
     opts: &super::InteractionOptions,
+    frame_db: Option<&rusqlite::Connection>,
 ) -> (anyhow::Result<Vec<Interaction>>, Membership) {
-    let detected = super::detect(store, by_process, opts);
+    let detected = super::detect(store, by_process, opts, frame_db);
     let list = detected.as_deref().unwrap_or(&[]);
     let mut member = membership(by_process, list);
     let globs = &opts.sections;

@@ -32,6 +32,9 @@ pub struct FtraceParser {
     pub raw_threads: bool,
     seen_first_event: bool,
     drop_before: i64,
+    /// Events dropped by `drop_before`, added to the stat once at the end: the stats map is
+    /// keyed by name, too slow to update for every event of a long pre-start backlog.
+    dropped_before_start: i64,
     soft_drop_before: i64,
 }
 
@@ -51,6 +54,7 @@ impl FtraceParser {
             raw_threads: true,
             seen_first_event: false,
             drop_before: 0,
+            dropped_before_start: 0,
             soft_drop_before: 0,
         }
     }
@@ -83,11 +87,7 @@ impl FtraceParser {
     pub fn event(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, bytes: &[u8]) {
         self.on_first_event(&ctx.store);
         if ts < self.drop_before {
-            ctx.store.stat(
-                "ftrace_packet_before_tracing_start",
-                Severity::Info,
-                "ftrace events from before tracing started were dropped.",
-            );
+            self.dropped_before_start += 1;
             return;
         }
         let mut pid = None;
@@ -231,11 +231,7 @@ impl FtraceParser {
     fn compact_crop(&mut self, store: &mut Store, ts: i64) -> Option<bool> {
         self.on_first_event(store);
         if ts < self.drop_before {
-            store.stat(
-                "ftrace_packet_before_tracing_start",
-                Severity::Info,
-                "ftrace events from before tracing started were dropped.",
-            );
+            self.dropped_before_start += 1;
             return None;
         }
         // Every kept record is a row of the raw table (when it is on).
@@ -258,6 +254,15 @@ impl FtraceParser {
     }
 
     pub fn finish(&mut self, ctx: &mut Ctx) {
+        if self.dropped_before_start > 0 {
+            ctx.store.stat_add(
+                "ftrace_packet_before_tracing_start",
+                -1,
+                Severity::Info,
+                "ftrace events from before tracing started were dropped.",
+                std::mem::take(&mut self.dropped_before_start),
+            );
+        }
         self.sched.finish(ctx);
         self.atrace.finish(ctx);
         self.memory.finish(ctx);
