@@ -98,6 +98,7 @@ pub fn bench(bin: &Path, dir: &Path, jobs: &[usize], runs: u32) -> Result<()> {
         "jobs", "seconds", "traces/s", "MB/s", "speed-up", "peak RSS MiB", "failed"
     );
     let mut base = None;
+    let mut two_core = None;
     for (k, &j) in jobs.iter().enumerate() {
         let secs = median(&mut times[k]);
         let base_secs = *base.get_or_insert(secs);
@@ -110,6 +111,15 @@ pub fn bench(bin: &Path, dir: &Path, jobs: &[usize], runs: u32) -> Result<()> {
             base_secs / secs,
             peaks[k] as f64 / 1024.0,
             counts[k].1
+        );
+        if j == 2 && jobs.first() == Some(&1) {
+            two_core = Some(base_secs / secs);
+        }
+    }
+    if let Some(s) = two_core {
+        println!(
+            "{}",
+            crate::speed::at_least("many traces: --jobs 2 over --jobs 1", s, 1.8)
         );
     }
     Ok(())

@@ -1,6 +1,8 @@
 //! `frameprobe-bench`: builds the reference workload (a real trace repeated N times with its
 //! timestamps, FrameTimeline cookies/tokens and Choreographer/RenderThread vsync ids shifted
-//! copy by copy) and measures `frameprobe` on it: wall time, MB/s and peak RSS.
+//! copy by copy) and measures `frameprobe` on it (wall time, MB/s and peak RSS) side by side
+//! with trace_processor when one is on PATH (or `--tp BIN`), then judges issue 19's speed goals
+//! on the largest workload.
 //!
 //!     frameprobe-bench --trace ../shared/traces/androidx_api35_startup_cold_classinit.perfetto-trace
 //!
@@ -12,11 +14,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use frameprobe::trace::wire::{put_field, put_varint, read_varint, Fields, Value};
+use frameprobe_tools::speed::{self, best_of, run_child, Measured};
 
 #[derive(Parser)]
 #[command(about = "Measure frameprobe on a repeated real trace")]
@@ -36,9 +38,10 @@ struct Args {
     /// frameprobe binary to measure.
     #[arg(long, default_value = "target/release/frameprobe")]
     bin: PathBuf,
-    /// Commands to time, each run as `frameprobe <cmd...> WORKLOAD <rest>`; `{}` marks the trace.
-    #[arg(long, default_values_t = ["query {} select count(*) from slice".to_string(), "analyze {} --format json".to_string()])]
-    cmd: Vec<String>,
+    /// trace_processor (shell) to measure side by side; default: `trace_processor_shell` or
+    /// `trace_processor` on PATH, else frameprobe is measured alone.
+    #[arg(long, value_name = "BIN")]
+    tp: Option<PathBuf>,
     /// Runs per measurement (the fastest is reported; with --fleet, the median).
     #[arg(long, default_value_t = 3)]
     runs: u32,
@@ -244,51 +247,120 @@ fn make_workload(trace: &[u8], copies: u32, out: &Path) -> Result<u64> {
     Ok(buf.len() as u64)
 }
 
-struct Run {
-    secs: f64,
-    peak_mib: f64,
+fn workload_path(dir: &Path, copies: u32) -> PathBuf {
+    dir.join(format!("workload_x{copies}.perfetto-trace"))
 }
 
-fn measure(bin: &Path, cmd: &str, workload: &Path) -> Result<Run> {
-    let args: Vec<String> = cmd
-        .split(' ')
-        .map(|a| {
-            if a == "{}" {
-                workload.display().to_string()
-            } else {
-                a.to_string()
-            }
-        })
+/// One comparison: a frameprobe command and the trace_processor query doing the same work.
+struct Comparison {
+    label: &'static str,
+    /// frameprobe's arguments; `{}` is the workload.
+    frameprobe: &'static [&'static str],
+    /// The SQL trace_processor runs on the workload (`-q FILE`).
+    tp_sql: &'static str,
+}
+
+const COMPARISONS: [Comparison; 2] = [
+    Comparison {
+        label: "query: load + select count(*) from slice",
+        frameprobe: &["query", "{}", "select count(*) from slice"],
+        tp_sql: "select count(*) from slice;",
+    },
+    Comparison {
+        label: "analyze vs load + android_frame_stats",
+        frameprobe: &["analyze", "{}", "--format", "json"],
+        tp_sql: "INCLUDE PERFETTO MODULE android.frames.per_frame_metrics;\nselect count(*) from android_frame_stats;",
+    },
+];
+
+/// One comparison on one workload: frameprobe, and trace_processor when there is one.
+struct Row {
+    copies: u32,
+    bytes: u64,
+    fp: Measured,
+    tp: Option<Measured>,
+}
+
+fn measure_frameprobe(a: &Args, c: &Comparison, workload: &Path) -> Result<Measured> {
+    let w = workload.display().to_string();
+    let argv: Vec<&str> = c
+        .frameprobe
+        .iter()
+        .map(|&x| if x == "{}" { w.as_str() } else { x })
         .collect();
-    let (first, rest) = args.split_first().context("empty command")?;
-    let mut argv = vec![first.clone()];
-    // Everything after the trace path that is not a flag is one SQL string.
-    let mut sql = Vec::new();
-    for a in rest {
-        if first == "query" && !a.starts_with("--") && a != &workload.display().to_string() {
-            sql.push(a.clone());
-        } else {
-            argv.push(a.clone());
-        }
-    }
-    if !sql.is_empty() {
-        argv.insert(2, sql.join(" "));
-    }
-    let t = Instant::now();
-    let out = Command::new(bin)
-        .args(&argv)
-        .env("FRAMEPROBE_REPORT_PEAK_RSS", "1")
-        .output()?;
-    let secs = t.elapsed().as_secs_f64();
-    let err = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        bail!("{} {:?} failed: {err}", bin.display(), argv);
-    }
-    let peak_kib = frameprobe_tools::fleet_bench::peak_rss_kib(&err)? as f64;
-    Ok(Run {
-        secs,
-        peak_mib: peak_kib / 1024.0,
+    let err = a.dir.join("frameprobe.stderr");
+    best_of(a.runs, || run_child(Command::new(&a.bin).args(&argv), &err))
+}
+
+fn measure_tp(a: &Args, tp: &Path, c: &Comparison, workload: &Path) -> Result<Measured> {
+    let sql = a.dir.join("tp-query.sql");
+    std::fs::write(&sql, c.tp_sql)?;
+    let err = a.dir.join("tp.stderr");
+    best_of(a.runs, || {
+        run_child(Command::new(tp).arg("-q").arg(&sql).arg(workload), &err)
     })
+}
+
+/// Rows each workload imports (slices + sched + counters): trace_processor's cropping drops
+/// the ftrace data of the first copies (before the tracing_started it reads at its first
+/// extraction), so small workloads import fewer rows per MB.
+fn rows_imported(bin: &Path, workload: &Path) -> Result<f64> {
+    let out = Command::new(bin)
+        .args(["query", &workload.display().to_string(), "--format", "csv"])
+        .arg("SELECT (SELECT count(*) FROM slice) + (SELECT count(*) FROM sched) + (SELECT count(*) FROM counter)")
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text
+        .lines()
+        .nth(1)
+        .and_then(|l| l.trim().parse::<f64>().ok())
+        .unwrap_or(f64::NAN))
+}
+
+/// The issue's goals on the largest workload (and growth from the smallest).
+fn goals(query: &[Row], analyze: &[Row]) -> Vec<speed::Verdict> {
+    let mut out = Vec::new();
+    let (Some(q), Some(an), Some(small)) = (query.last(), analyze.last(), analyze.first()) else {
+        return out;
+    };
+    if let Some(tp) = an.tp {
+        out.push(speed::ratio("analyze time", an.fp.secs, tp.secs, 0.15));
+    }
+    out.push(speed::memory_vs_file(
+        "analyze",
+        an.fp.peak_mib,
+        an.bytes,
+        1.0,
+    ));
+    if let Some(tp) = q.tp {
+        out.push(speed::ratio("query load time", q.fp.secs, tp.secs, 0.35));
+        out.push(speed::ratio(
+            "query load memory",
+            q.fp.peak_mib,
+            tp.peak_mib,
+            0.35,
+        ));
+    }
+    if analyze.len() > 1 {
+        let per_mb = |r: &Row| r.fp.secs / (r.bytes as f64 / 1e6);
+        out.push(speed::growth("analyze", per_mb(small), per_mb(an), 1.1));
+    }
+    if an.bytes >= 1_000_000_000 {
+        out.push(speed::at_most(
+            "analyze of a 1 GB trace: time",
+            an.fp.secs,
+            6.0,
+            "s",
+        ));
+        let mb = an.fp.peak_mib * (1 << 20) as f64 / 1e6;
+        out.push(speed::at_most(
+            "analyze of a 1 GB trace: peak RSS",
+            mb,
+            1200.0,
+            "MB",
+        ));
+    }
+    out
 }
 
 fn main() -> Result<()> {
@@ -296,78 +368,105 @@ fn main() -> Result<()> {
     if let Some(dir) = &a.fleet {
         return frameprobe_tools::fleet_bench::bench(&a.bin, dir, &a.fleet_jobs, a.runs);
     }
-    let trace =
-        std::fs::read(&a.trace).with_context(|| format!("reading {}", a.trace.display()))?;
     std::fs::create_dir_all(&a.dir)?;
-    let mut workloads = Vec::new();
-    for &n in &a.copies {
-        let p = a.dir.join(format!("workload_x{n}.perfetto-trace"));
-        let size = make_workload(&trace, n, &p)?;
-        eprintln!(
-            "workload x{n}: {:.1} MB -> {}",
-            size as f64 / 1e6,
-            p.display()
-        );
-        workloads.push((n, size, p));
-    }
     if a.only_generate {
+        let trace =
+            std::fs::read(&a.trace).with_context(|| format!("reading {}", a.trace.display()))?;
+        for &n in &a.copies {
+            let p = workload_path(&a.dir, n);
+            let size = make_workload(&trace, n, &p)?;
+            eprintln!(
+                "workload x{n}: {:.1} MB -> {}",
+                size as f64 / 1e6,
+                p.display()
+            );
+        }
         return Ok(());
     }
-    // Rows the import produces per workload: trace_processor's cropping drops the ftrace data
-    // of the first copies (before the tracing_started it reads at its first extraction), so
-    // small workloads import fewer rows per MB.
-    let mut rows = Vec::new();
-    for (_, _, p) in &workloads {
-        let out = Command::new(&a.bin)
-            .args(["query", &p.display().to_string(), "--format", "csv"])
-            .arg("SELECT (SELECT count(*) FROM slice) + (SELECT count(*) FROM sched) + (SELECT count(*) FROM counter)")
-            .output()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        rows.push(
-            text.lines()
-                .nth(1)
-                .and_then(|l| l.trim().parse::<f64>().ok())
-                .unwrap_or(f64::NAN),
-        );
+    // The workloads are written by a child: a measured command's peak RSS includes the
+    // memory of the process that started it (Linux keeps the high-water mark across exec), so
+    // this one must never hold a workload.
+    let status = Command::new(std::env::current_exe()?)
+        .args(std::env::args_os().skip(1))
+        .arg("--only-generate")
+        .status()?;
+    if !status.success() {
+        bail!("writing the workloads failed");
+    }
+    let mut workloads = Vec::new();
+    for &n in &a.copies {
+        let p = workload_path(&a.dir, n);
+        let size = std::fs::metadata(&p)?.len();
+        workloads.push((n, size, p));
+    }
+    let tp = speed::find_trace_processor(a.tp.as_deref());
+    match &tp {
+        Some(t) => println!("trace_processor: {}", t.display()),
+        None => println!(
+            "trace_processor: none on PATH (--tp BIN to compare); frameprobe alone, and only \
+             the goals that need no trace_processor figure are judged"
+        ),
     }
     println!(
-        "{:<44} {:>7} {:>9} {:>9} {:>10} {:>11} {:>12} {:>11}",
-        "command", "copies", "MB", "seconds", "MB/s", "peak MiB", "rows", "us/row"
+        "{:<42} {:>6} {:>8} {:>8} {:>8} {:>9} {:>8} {:>9} {:>7} {:>7} {:>10}",
+        "comparison",
+        "copies",
+        "MB",
+        "fp s",
+        "fp MB/s",
+        "fp MiB",
+        "tp s",
+        "tp MiB",
+        "time x",
+        "mem x",
+        "us/row"
     );
-    for cmd in &a.cmd {
-        let mut per_mb = Vec::new();
-        for ((n, size, p), nrows) in workloads.iter().zip(&rows) {
-            let mut best: Option<Run> = None;
-            for _ in 0..a.runs {
-                let r = measure(&a.bin, cmd, p)?;
-                if best.as_ref().is_none_or(|b| r.secs < b.secs) {
-                    best = Some(r);
-                }
-            }
-            let r = best.unwrap();
+    let rows_per: Vec<f64> = workloads
+        .iter()
+        .map(|(_, _, p)| rows_imported(&a.bin, p))
+        .collect::<Result<_>>()?;
+    let mut results: Vec<Vec<Row>> = Vec::new();
+    for c in &COMPARISONS {
+        let mut rows = Vec::new();
+        for ((n, size, p), nrows) in workloads.iter().zip(&rows_per) {
+            // frameprobe and trace_processor back to back, so a slow spell hits both.
+            let fp = measure_frameprobe(&a, c, p)?;
+            let tp = match &tp {
+                Some(t) => Some(measure_tp(&a, t, c, p)?),
+                None => None,
+            };
             let mb = *size as f64 / 1e6;
-            per_mb.push(r.secs / mb);
+            let cell =
+                |v: Option<f64>, prec: usize| v.map_or("-".to_string(), |v| format!("{v:.prec$}"));
             println!(
-                "{:<44} {:>7} {:>9.1} {:>9.3} {:>10.1} {:>11.1} {:>12} {:>11.3}",
-                cmd.replace("{}", "W"),
+                "{:<42} {:>6} {:>8.1} {:>8.3} {:>8.1} {:>9.1} {:>8} {:>9} {:>7} {:>7} {:>10.3}",
+                c.label,
                 n,
                 mb,
-                r.secs,
-                mb / r.secs,
-                r.peak_mib,
-                nrows,
-                r.secs * 1e6 / nrows
+                fp.secs,
+                mb / fp.secs,
+                fp.peak_mib,
+                cell(tp.map(|t| t.secs), 3),
+                cell(tp.map(|t| t.peak_mib), 1),
+                cell(tp.map(|t| fp.secs / t.secs), 2),
+                cell(tp.map(|t| fp.peak_mib / t.peak_mib), 2),
+                fp.secs * 1e6 / nrows
             );
+            rows.push(Row {
+                copies: *n,
+                bytes: *size,
+                fp,
+                tp,
+            });
         }
-        if per_mb.len() > 1 {
-            let (min, max) = per_mb
-                .iter()
-                .fold((f64::MAX, 0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-            println!(
-                "  time per MB varies by {:.1}% across sizes",
-                (max / min - 1.0) * 100.0
-            );
-        }
+        results.push(rows);
+    }
+    let verdicts = goals(&results[0], &results[1]);
+    if let Some(largest) = results[1].last() {
+        println!("goals on the x{} workload:", largest.copies);
+    }
+    for v in &verdicts {
+        println!("  {v}");
     }
     Ok(())
 }
