@@ -37,12 +37,10 @@ impl MbSlice {
     }
 }
 
-/// Kotlin's `String.toIntOrNull()`: optional sign, decimal digits, must fit in an i32.
+/// Kotlin's `String.toIntOrNull()`: optional sign, decimal digits, must fit in an i32. Rust's
+/// integer parsing has exactly these rules for ASCII (Kotlin also takes other Unicode decimal
+/// digits, which no frame slice name carries).
 fn parse_kotlin_int(s: &str) -> Option<i32> {
-    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
     s.parse::<i32>().ok()
 }
 
@@ -268,6 +266,96 @@ mod tests {
     }
 
     #[test]
+    fn kotlin_int_rules() {
+        // Kotlin: "+7".toIntOrNull() == 7, "-7" == -7; "", "+", "-", "7 ", "+-7", "0x1F" and
+        // anything past Int.MAX_VALUE are null.
+        assert_eq!(parse_kotlin_int("+7"), Some(7));
+        assert_eq!(parse_kotlin_int("-7"), Some(-7));
+        assert_eq!(parse_kotlin_int("2147483647"), Some(i32::MAX));
+        assert_eq!(parse_kotlin_int("-2147483648"), Some(i32::MIN));
+        for bad in ["", "+", "-", "7 ", "+-7", "0x1F", "2147483648", "1_000"] {
+            assert_eq!(parse_kotlin_int(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn within_keeps_the_slices_and_sets_the_range() {
+        let input = MbInput {
+            ui: vec![s("Choreographer#doFrame 1", 0, 5)],
+            rt: vec![s("DrawFrames 1", 5, 5)],
+            actual: vec![s("1", 0, 12)],
+            expected: vec![s("1", 0, 16)],
+            range: TimeRange::default(),
+        };
+        let r = TimeRange {
+            from: Some(3),
+            to: Some(9),
+        };
+        let w = input.clone().within(r);
+        assert_eq!(w.range, r);
+        assert_eq!(
+            (w.ui, w.rt, w.actual, w.expected),
+            (input.ui, input.rt, input.actual, input.expected)
+        );
+    }
+
+    #[test]
+    fn binary_search_finds_every_id_and_misses_the_others() {
+        // Ids 10, 20, ..., 70 (sorted, as by ts): each is found; 5, 15 and 80 are not (80 is
+        // past the end, where an off-by-one upper bound would read out of range).
+        let list: Vec<MbSlice> = (1..=7)
+            .map(|k| s(&format!("actual {}", k * 10), k, 1))
+            .collect();
+        for k in 1..=7 {
+            let found = binary_search_frame_id(&list, k * 10).map(|x| x.ts);
+            assert_eq!(found, Some(k as i64), "id {}", k * 10);
+        }
+        for id in [5, 15, 80] {
+            assert_eq!(binary_search_frame_id(&list, id), None, "id {id}");
+        }
+        assert_eq!(binary_search_frame_id(&[], 1), None);
+    }
+
+    #[test]
+    fn metrics_by_hand() {
+        // UI 100..110, RenderThread 110..130, expected 100..116, actual 100..125: the frame
+        // ends at max(125, 130) = 130. cpu = 130 - 100 = 30, ui = 10, overrun = 130 - 116 =
+        // 14, full = 130 - 100 = 30.
+        let f = MbFrame {
+            ui: s("Choreographer#doFrame 1", 100, 10),
+            rt: s("DrawFrames 1", 110, 20),
+            expected: Some(s("1", 100, 16)),
+            actual: Some(s("1", 100, 25)),
+        };
+        assert_eq!(
+            f.metrics(),
+            MbMetrics {
+                duration_cpu_ns: 30,
+                duration_ui_ns: 10,
+                overrun_ns: Some(14),
+                duration_full_ns: Some(30),
+            }
+        );
+        // The actual slice ending after the RenderThread ends the frame: 100..140 -> overrun
+        // 24, full 40. Without FrameTimeline (API < 31) only the two durations exist.
+        let late = MbFrame {
+            actual: Some(s("1", 100, 40)),
+            ..f.clone()
+        };
+        assert_eq!(late.metrics().overrun_ns, Some(24));
+        assert_eq!(late.metrics().duration_full_ns, Some(40));
+        let old = MbFrame {
+            expected: None,
+            actual: None,
+            ..f
+        };
+        assert_eq!(
+            (old.metrics().overrun_ns, old.metrics().duration_full_ns),
+            (None, None)
+        );
+    }
+
+    #[test]
     fn contains_is_inclusive() {
         let a = s("a", 10, 5);
         assert!(a.contains(10) && a.contains(15) && !a.contains(16) && !a.contains(9));
@@ -334,6 +422,49 @@ mod tests {
         assert_eq!(f[0].actual.as_ref().unwrap().name, "actual 6");
         assert_eq!(f[1].actual.as_ref().unwrap().name, "actual 5");
         assert_eq!(f[0].expected.as_ref().unwrap().name, "expected 6");
+    }
+
+    #[test]
+    fn keep_drops_zero_length_unterminated_and_resynced_slices() {
+        // Macrobenchmark's filter: dur > 0 and a name without "resynced".
+        assert!(keep(&s("DrawFrames 1", 0, 1)));
+        assert!(!keep(&s("DrawFrames 1", 0, 0)));
+        assert!(!keep(&s("DrawFrames 1", 0, -1)));
+        assert!(!keep(&s(
+            "Choreographer#doFrame - resynced to 1 in 2ms",
+            0,
+            5
+        )));
+    }
+
+    #[test]
+    fn api31_needs_expected_and_actual_slices() {
+        let base = MbInput {
+            ui: vec![s("Choreographer#doFrame 7", 600, 500)],
+            rt: vec![s("DrawFrames 7", 1200, 100)],
+            actual: vec![s("actual 7", 590, 800)],
+            expected: vec![s("expected 7", 500, 1000)],
+            ..Default::default()
+        };
+        assert_eq!(frames(&base, 31).unwrap().len(), 1);
+        let no_expected = MbInput {
+            expected: vec![],
+            ..base.clone()
+        };
+        assert_eq!(
+            frames(&no_expected, 31),
+            Err(MbProblem::NoExpectedActualSlices)
+        );
+        let no_actual = MbInput {
+            actual: vec![],
+            ..base.clone()
+        };
+        assert_eq!(
+            frames(&no_actual, 31),
+            Err(MbProblem::NoExpectedActualSlices)
+        );
+        // Below API 31 neither is read.
+        assert_eq!(frames(&no_actual, 30).unwrap().len(), 1);
     }
 
     #[test]
