@@ -36,7 +36,7 @@ fn detected(tag: &str, cfg: &InteractionsConfig, opts: &InteractionOptions) -> D
         .keys()
         .find(|&&u| store.processes[u as usize].pid == i64::from(cfg.synth.pid))
         .expect("the app has frames");
-    let found = detect(store, &frames, opts).unwrap();
+    let found = detect(store, &frames, opts, None).unwrap();
     Detected {
         t,
         app,

@@ -33,7 +33,8 @@ fn app_slices<'a>(
     let names: Vec<bool> = (0..store.strings.len())
         .map(|i| wanted(store.strings.get(crate::store::strings::StrId(i as u32))))
         .collect();
-    let trace_end = store.bounds().1;
+    // The trace's end scans every row: only worked out for an unfinished slice.
+    let mut trace_end = None;
     let mut out = Vec::new();
     for s in &store.slices {
         let Some(n) = s.name.filter(|n| names[n.0 as usize]) else {
@@ -42,7 +43,11 @@ fn app_slices<'a>(
         let Some(upid) = track_upid(store, s.track_id).filter(|u| frames.contains_key(u)) else {
             continue;
         };
-        let end = if s.dur < 0 { trace_end } else { s.ts + s.dur };
+        let end = if s.dur < 0 {
+            *trace_end.get_or_insert_with(|| store.bounds().1)
+        } else {
+            s.ts + s.dur
+        };
         out.push((upid, store.str(n), s.ts, end));
     }
     out
