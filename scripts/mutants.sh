@@ -65,12 +65,13 @@ for row in "${MODULES[@]}"; do
     cargo mutants "${common[@]}" "${fargs[@]}" --iterate -C --lib "${targs[@]}" --output "$dir" || true
   fi
   # After a second pass, mutants.out.old holds the first pass's verdicts: the second only
-  # tested the first's survivors, so caught/unviable add up and missed is the second's.
+  # tested the first's survivors (missed and timed out), so caught/unviable add up while
+  # missed and timeout are the second pass's alone.
   m="$dir/mutants.out"
   o="$dir/mutants.out.old"
   caught=$(($(count "$m/caught.txt") + $(count "$o/caught.txt")))
   unviable=$(($(count "$m/unviable.txt") + $(count "$o/unviable.txt")))
-  timeout=$(($(count "$m/timeout.txt") + $(count "$o/timeout.txt")))
+  timeout=$(count "$m/timeout.txt")
   missed=$(count "$m/missed.txt")
   viable=$((caught + missed + timeout))
   pct=$(awk -v c=$((caught + timeout)) -v v=$viable 'BEGIN { printf (v ? "%.1f" : "-"), 100 * c / v }')
