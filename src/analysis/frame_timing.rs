@@ -439,9 +439,11 @@ mod tests {
 
     #[test]
     fn api31_needs_expected_and_actual_slices() {
+        // The RenderThread slice starts inside the UI slice (600..1100), so the pre-31 rule
+        // pairs them too.
         let base = MbInput {
             ui: vec![s("Choreographer#doFrame 7", 600, 500)],
-            rt: vec![s("DrawFrames 7", 1200, 100)],
+            rt: vec![s("DrawFrames 7", 1000, 100)],
             actual: vec![s("actual 7", 590, 800)],
             expected: vec![s("expected 7", 500, 1000)],
             ..Default::default()
