@@ -300,6 +300,17 @@ mod tests {
     }
 
     #[test]
+    fn duration_span_starting_at_sync_queued_is_not_adjusted() {
+        // start == SyncQueued is not "< SyncQueued": SyncQueued(6000) → SyncStart(9000) =
+        // 3000, the stall itself, not 3000 - 3000.
+        let f = FrameInfo::new()
+            .with(I::DrawStart, 2_000)
+            .with(I::SyncQueued, 6_000)
+            .with(I::SyncStart, 9_000);
+        assert_eq!(f.duration(I::SyncQueued, I::SyncStart), 3_000);
+    }
+
+    #[test]
     fn duration_is_zero_when_start_is_unset() {
         // `gap = starttime > 0 ? gap : 0`, and the stall subtraction then clamps at 0.
         let f = FrameInfo::new()
