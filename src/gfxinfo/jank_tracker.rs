@@ -262,7 +262,7 @@ impl JankTracker {
         let legacy = self.calculate_legacy_jank(frame, &mut jank_types);
 
         let frame_interval = frame.get(I::FrameInterval);
-        let total = frame.duration(I::IntendedVsync, I::FrameCompleted);
+        let total = frame.total_duration();
         let mut verdict = FrameVerdict {
             legacy,
             total_duration_ns: total,
