@@ -222,8 +222,7 @@ fn plural(n: usize, what: &str) -> String {
 /// Counts of frame slices by name on any thread: (doFrame, DrawFrame, any thread slice).
 fn atrace_counts(store: &Store) -> (usize, usize, usize) {
     let mut kind = vec![0u8; store.strings.len()];
-    for (i, k) in kind.iter_mut().enumerate() {
-        let n = store.strings.get(crate::store::strings::StrId(i as u32));
+    for (k, n) in kind.iter_mut().zip(store.strings.iter()) {
         *k = if n.starts_with("Choreographer#doFrame") {
             1
         } else if n.starts_with("DrawFrame") {
@@ -241,7 +240,7 @@ fn atrace_counts(store: &Store) -> (usize, usize, usize) {
             continue;
         }
         all += 1;
-        match s.name.map(|n| kind[n.0 as usize]) {
+        match s.name.map(|n| kind[n.index() as usize]) {
             Some(1) => d += 1,
             Some(2) => r += 1,
             _ => {}

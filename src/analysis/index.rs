@@ -108,14 +108,13 @@ impl<'a> Index<'a> {
         // Intern lookups once: which string ids are doFrame / DrawFrame names.
         let mut is_do = vec![false; s.strings.len()];
         let mut is_draw = vec![false; s.strings.len()];
-        for i in 0..s.strings.len() {
-            let name = s.strings.get(crate::store::strings::StrId(i as u32));
+        for (i, name) in s.strings.iter().enumerate() {
             is_do[i] = name.starts_with("Choreographer#doFrame") && !name.contains("resynced");
             is_draw[i] = name.starts_with("DrawFrame");
         }
         for (id, r) in s.slices.iter().enumerate() {
             let Some(n) = r.name else { continue };
-            let n = n.0 as usize;
+            let n = n.index() as usize;
             if !is_do[n] && !is_draw[n] {
                 continue;
             }

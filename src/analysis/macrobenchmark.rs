@@ -45,7 +45,7 @@ fn rows_by_process(
     let mut kind_of_name: HashMap<u32, Option<u8>> = HashMap::new();
     for s in &store.slices {
         let Some(n) = s.name else { continue };
-        let kind = *kind_of_name.entry(n.0).or_insert_with(|| {
+        let kind = *kind_of_name.entry(n.index()).or_insert_with(|| {
             let name = store.str(n);
             if sql_like("Choreographer#doFrame%", name) {
                 Some(0)

@@ -169,7 +169,7 @@ fn global_counter_with_dim(
     let before = ctx.store.tracks.len();
     let spec = TrackSpec::new(kind, EventType::Counter, TrackScope::Global)
         .named(name)
-        .extra(dim_value.0 as i64);
+        .extra(dim_value.index() as i64);
     let id = ctx.tracks.intern(&mut ctx.store, spec);
     if ctx.store.tracks.len() > before {
         let key = ctx.store.intern(dim_key);

@@ -32,7 +32,7 @@ pub(crate) fn named_counter(
     let name = ctx.store.intern(name);
     let spec = TrackSpec::new(kind, EventType::Counter, scope)
         .named(name)
-        .extra(name.0 as i64)
+        .extra(name.index() as i64)
         .dims(dims)
         .machine(ctx.procs.machine_id);
     intern_with_unit(ctx, spec, unit)

@@ -33,7 +33,7 @@ impl ArgValue {
         match *self {
             ArgValue::Int(v) => (0, v as u64),
             ArgValue::UInt(v) => (1, v),
-            ArgValue::Str(s) => (2, s.0 as u64),
+            ArgValue::Str(s) => (2, s.index() as u64),
             ArgValue::Real(v) => (3, v.to_bits()),
             ArgValue::Bool(v) => (4, v as u64),
             ArgValue::Pointer(v) => (5, v),

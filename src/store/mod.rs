@@ -154,7 +154,7 @@ impl ThreadStateRow {
             ts,
             dur: -1,
             utid,
-            state: state.map_or(NONE_U32, |s| s.0),
+            state: state.map_or(NONE_U32, |s| s.index()),
             waker_utid: waker.map_or(NONE_U32, |w| w.0),
             waker_id: waker.and_then(|w| w.1).unwrap_or(NONE_U32),
             cpu: cpu.unwrap_or(u16::MAX),
@@ -164,7 +164,7 @@ impl ThreadStateRow {
         }
     }
     pub fn state(&self) -> Option<StrId> {
-        (self.state != NONE_U32).then_some(StrId(self.state))
+        (self.state != NONE_U32).then_some(StrId::from_index(self.state))
     }
     pub fn waker_utid(&self) -> Option<Utid> {
         (self.waker_utid != NONE_U32).then_some(self.waker_utid)
@@ -187,10 +187,10 @@ impl ThreadStateRow {
     }
     /// From sched_blocked_reason: the kernel function the thread blocked in.
     pub fn blocked_function(&self) -> Option<StrId> {
-        (self.blocked_function != NONE_U32).then_some(StrId(self.blocked_function))
+        (self.blocked_function != NONE_U32).then_some(StrId::from_index(self.blocked_function))
     }
     pub fn set_blocked_function(&mut self, f: StrId) {
-        self.blocked_function = f.0;
+        self.blocked_function = f.index();
     }
 }
 
@@ -465,5 +465,28 @@ mod bounds_tests {
         s.see_ftrace_event(900);
         s.see_ftrace_event(160);
         assert_eq!(s.bounds(), (150, 900));
+    }
+}
+
+#[cfg(test)]
+mod row_size_tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// Millions of these rows are held at once (a 200 MB trace has ~1.8 M slices and ~2.3 M
+    /// thread states), so every byte per row is megabytes of peak memory (issue 19). The
+    /// figures are the sums of the fields' sizes, rounded up to 8-byte alignment.
+    #[test]
+    fn rows_stay_packed() {
+        // A missing name costs no extra word.
+        assert_eq!(size_of::<Option<StrId>>(), 4);
+        // ts, dur: 16; track, category, name, depth: 16; parent and arg set: 2 × 8.
+        assert_eq!(size_of::<SliceRow>(), 48);
+        // ts, dur: 16; cpu, utid, end_state, priority: 16.
+        assert_eq!(size_of::<SchedRow>(), 32);
+        // ts, dur: 16; utid, state, waker utid, waker row: 16; cpu, irq, io: 4; function: 4.
+        assert_eq!(size_of::<ThreadStateRow>(), 40);
+        // ts: 8; track: 4 (+4 padding); value: 8; arg set: 8.
+        assert_eq!(size_of::<CounterRow>(), 32);
     }
 }

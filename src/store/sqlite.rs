@@ -65,9 +65,9 @@ impl ExportOptions {
 
 /// Slice names the frame and CUJ tables need (a bitmap over string ids).
 fn frame_slice_names(s: &Store) -> Vec<bool> {
-    (0..s.strings.len())
-        .map(|i| {
-            let n = s.strings.get(super::strings::StrId(i as u32));
+    s.strings
+        .iter()
+        .map(|n| {
             n.starts_with("Choreographer#doFrame")
                 || n.starts_with("DrawFrame")
                 || n.starts_with("J<")
@@ -231,7 +231,7 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
             // Only the frame slices, under their own ids.
             if let Some(w) = &wanted {
                 for (i, r) in s.slices.iter().enumerate() {
-                    let named = r.name.is_some_and(|n| w[n.0 as usize]);
+                    let named = r.name.is_some_and(|n| w[n.index() as usize]);
                     if named || timeline.contains(&(i as u32)) {
                         st.raw_bind_parameter(1, i as i64)?;
                         bind_slice(&mut st, i, 2)?;

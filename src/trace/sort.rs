@@ -42,6 +42,12 @@ impl BlobArena {
             _ => true,
         };
         if need_new {
+            // A chunk emptied while it was still being filled was kept; it is done now.
+            if let (Some(last), Some(0)) = (self.chunks.len().checked_sub(1), self.live.last()) {
+                if let Some(c) = self.chunks[last].take() {
+                    self.bytes_held -= c.capacity();
+                }
+            }
             self.chunks
                 .push(Some(Vec::with_capacity(CHUNK_BYTES.max(data.len()))));
             self.live.push(0);
@@ -407,36 +413,82 @@ impl Sorter {
             let latest = &mut self.latest_pushed_ts;
             let arena = &mut self.arena;
             let n = match &mut self.queues[min_idx] {
-                AnyQueue::Packet(q) => {
-                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
-                        s.packet(ts, e, arena.get(e.blob));
+                AnyQueue::Packet(q) => drain(
+                    q,
+                    limit_all,
+                    limit,
+                    bound,
+                    latest,
+                    sink,
+                    |s, ts, e, deliver| {
+                        if deliver {
+                            s.packet(ts, e, arena.get(e.blob));
+                        }
                         arena.release(e.blob);
-                    })
-                }
-                AnyQueue::TrackEvent(q) => {
-                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
-                        s.track_event(ts, &e.meta, arena.get(e.blob));
+                    },
+                ),
+                AnyQueue::TrackEvent(q) => drain(
+                    q,
+                    limit_all,
+                    limit,
+                    bound,
+                    latest,
+                    sink,
+                    |s, ts, e, deliver| {
+                        if deliver {
+                            s.track_event(ts, &e.meta, arena.get(e.blob));
+                        }
                         arena.release(e.blob);
-                    })
-                }
+                    },
+                ),
                 AnyQueue::Ftrace(cpu, q) => {
                     let cpu = *cpu;
-                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, b| {
-                        s.ftrace(ts, cpu, arena.get(*b));
-                        arena.release(*b);
-                    })
+                    drain(
+                        q,
+                        limit_all,
+                        limit,
+                        bound,
+                        latest,
+                        sink,
+                        |s, ts, b, deliver| {
+                            if deliver {
+                                s.ftrace(ts, cpu, arena.get(*b));
+                            }
+                            arena.release(*b);
+                        },
+                    )
                 }
                 AnyQueue::Switch(cpu, q) => {
                     let cpu = *cpu;
-                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
-                        s.compact_switch(ts, cpu, e)
-                    })
+                    drain(
+                        q,
+                        limit_all,
+                        limit,
+                        bound,
+                        latest,
+                        sink,
+                        |s, ts, e, deliver| {
+                            if deliver {
+                                s.compact_switch(ts, cpu, e)
+                            }
+                        },
+                    )
                 }
                 AnyQueue::Waking(cpu, q) => {
                     let cpu = *cpu;
-                    drain(q, limit_all, limit, bound, latest, sink, |s, ts, e| {
-                        s.compact_waking(ts, cpu, e)
-                    })
+                    drain(
+                        q,
+                        limit_all,
+                        limit,
+                        bound,
+                        latest,
+                        sink,
+                        |s, ts, e, deliver| {
+                            if deliver {
+                                s.compact_waking(ts, cpu, e)
+                            }
+                        },
+                    )
                 }
             };
             self.pending -= n;
@@ -451,7 +503,9 @@ impl Sorter {
 }
 
 /// Hands on the head of one queue while it stays within `bound` and below the allocation
-/// limit; returns how many events were consumed.
+/// limit; returns how many events were consumed. `emit` is called for every consumed event,
+/// with `deliver` false for one that arrived out of order: it is dropped, but its payload must
+/// still be released or it would pin its arena chunk until the end of the trace.
 fn drain<T: Copy>(
     q: &mut Queue<T>,
     limit_all: bool,
@@ -459,7 +513,7 @@ fn drain<T: Copy>(
     bound: i64,
     latest: &mut Option<i64>,
     sink: &mut dyn EventSink,
-    mut emit: impl FnMut(&mut dyn EventSink, i64, &T),
+    mut emit: impl FnMut(&mut dyn EventSink, i64, &T, bool),
 ) -> usize {
     q.sort();
     let mut n = 0;
@@ -474,18 +528,15 @@ fn drain<T: Copy>(
         n += 1;
         if latest.is_some_and(|l| ts < l) {
             sink.out_of_order();
-            // The payload still has to be released.
-            emit_discard(v);
+            emit(sink, ts, v, false);
             continue;
         }
         *latest = Some(ts);
-        emit(sink, ts, v);
+        emit(sink, ts, v, true);
     }
     q.consumed(n);
     n
 }
-
-fn emit_discard<T>(_v: &T) {}
 
 #[cfg(test)]
 mod tests {
@@ -587,5 +638,28 @@ mod tests {
         a.release(b1);
         assert_eq!(a.bytes_held(), CHUNK_BYTES);
         assert_eq!(a.get(b2), b"tail");
+    }
+
+    #[test]
+    fn dropped_and_early_released_payloads_free_their_chunks() {
+        let mut s = Sorter::default();
+        let mut r = Rec::default();
+        // "a" (ts 100) is handed on by the second window, while its chunk is still the one
+        // being filled.
+        s.push_ftrace(100, 0, b"a");
+        for _ in 0..2 {
+            s.notify_flush();
+            s.notify_flush();
+            s.notify_read_buffer(&mut r);
+        }
+        // A whole-chunk payload from before ts 100 arrives late, then a small one.
+        s.push_ftrace(50, 0, &vec![b'x'; CHUNK_BYTES]);
+        s.push_ftrace(200, 0, b"c");
+        s.extract_all(&mut r);
+        let got: Vec<_> = r.0.iter().map(|(t, n)| format!("{t}{n}")).collect();
+        assert_eq!(got, ["100f0:a", "-1ooo", "200f0:c"]);
+        // Three chunks were opened ("a", the late payload, "c"); every blob was consumed, so
+        // only the chunk still being filled is held.
+        assert_eq!(s.arena.bytes_held(), CHUNK_BYTES);
     }
 }

@@ -172,7 +172,7 @@ impl<'a> Ctx<'a> {
     /// The category of a slice by its name, and the rule.
     pub fn category_of(&self, id: SliceId) -> Option<(Category, &'static str)> {
         let name = self.store.slices[id as usize].name?;
-        let cell = self.category.get(name.0 as usize)?;
+        let cell = self.category.get(name.index() as usize)?;
         if cell.get() == 0 {
             let k = rule_index(self.store.str(name)).map_or(1, |k| k as u16 + 2);
             cell.set(k);
@@ -192,7 +192,7 @@ impl<'a> Ctx<'a> {
             v
         });
         cells
-            .get(name.0 as usize)?
+            .get(name.index() as usize)?
             .get_or_init(|| {
                 let n = self.store.str(name);
                 is_perfetto_blocking_call(n).then(|| standardize(n).into())

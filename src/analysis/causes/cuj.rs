@@ -32,12 +32,7 @@ pub type CujFrames = HashMap<(Utid, i64), CujFrame>;
 
 /// Whether the trace has a `J<…>` slice, the only case where the CUJ tables have rows.
 pub fn has_cuj_slices(store: &Store) -> bool {
-    (0..store.strings.len()).any(|i| {
-        store
-            .strings
-            .get(crate::store::strings::StrId(i as u32))
-            .starts_with("J<")
-    })
+    store.strings.iter().any(|n| n.starts_with("J<"))
 }
 
 /// The boundaries, from a [`crate::analysis::perfetto_stats::frame_db`] of `store`.

@@ -30,9 +30,10 @@ impl ByVsync {
     pub fn build(ctx: &Ctx<'_>) -> Self {
         let store = ctx.store;
         // 0: neither, 1: doFrame, 2: DrawFrame; decided once per interned name.
-        let kind: Vec<u8> = (0..store.strings.len())
-            .map(|i| {
-                let n = store.strings.get(crate::store::strings::StrId(i as u32));
+        let kind: Vec<u8> = store
+            .strings
+            .iter()
+            .map(|n| {
                 if n.starts_with("Choreographer#doFrame") {
                     1
                 } else if n.starts_with("DrawFrame") {
@@ -45,7 +46,7 @@ impl ByVsync {
         let mut out = ByVsync::default();
         for (id, s) in store.slices.iter().enumerate() {
             let Some(name) = s.name else { continue };
-            let k = kind[name.0 as usize];
+            let k = kind[name.index() as usize];
             if k == 0 {
                 continue;
             }

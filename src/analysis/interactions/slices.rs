@@ -30,14 +30,12 @@ fn app_slices<'a>(
     frames: &HashMap<Upid, Vec<Frame>>,
     wanted: impl Fn(&str) -> bool,
 ) -> Vec<(Upid, &'a str, i64, i64)> {
-    let names: Vec<bool> = (0..store.strings.len())
-        .map(|i| wanted(store.strings.get(crate::store::strings::StrId(i as u32))))
-        .collect();
+    let names: Vec<bool> = store.strings.iter().map(wanted).collect();
     // The trace's end scans every row: only worked out for an unfinished slice.
     let mut trace_end = None;
     let mut out = Vec::new();
     for s in &store.slices {
-        let Some(n) = s.name.filter(|n| names[n.0 as usize]) else {
+        let Some(n) = s.name.filter(|n| names[n.index() as usize]) else {
             continue;
         };
         let Some(upid) = track_upid(store, s.track_id).filter(|u| frames.contains_key(u)) else {

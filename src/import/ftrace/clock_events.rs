@@ -78,7 +78,7 @@ impl ClockEvents {
         let dims = [("linux_device", DimValue::Str(&device))];
         let spec = TrackSpec::new(which.kind(), EventType::Counter, TrackScope::Global)
             .named(name)
-            .extra(dev_id.0 as i64)
+            .extra(dev_id.index() as i64)
             .dims(&dims)
             .machine(ctx.procs.machine_id);
         let t = ctx.tracks.intern(&mut ctx.store, spec);

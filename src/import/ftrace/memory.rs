@@ -415,7 +415,7 @@ impl MemoryEvents {
     ) -> TrackId {
         let spec = TrackSpec::new(kind, EventType::Counter, scope)
             .named(name)
-            .extra(heap.0 as i64)
+            .extra(heap.index() as i64)
             .dims(dims)
             .machine(ctx.procs.machine_id);
         ctx.tracks.intern(&mut ctx.store, spec)

@@ -160,7 +160,7 @@ impl SchedParser {
         if *slot == END_STATE_UNKNOWN {
             let mut buf = [0u8; 16];
             *slot = match task_state::end_state_str(raw, self.kernel, &mut buf) {
-                Some(s) => store.intern(s).0,
+                Some(s) => store.intern(s).index(),
                 None => END_STATE_INVALID,
             };
         }
@@ -172,7 +172,7 @@ impl SchedParser {
             );
             return None;
         }
-        Some(StrId(*slot))
+        Some(StrId::from_index(*slot))
     }
 
     fn open_slice(store: &mut Store, ts: i64, cpu: u32, utid: Utid, prio: i32) -> u32 {
@@ -350,7 +350,7 @@ impl SchedParser {
             .last()
             .map(|(_, v)| v.as_u64())
             .filter(|&id| id < store.strings.len() as u64)
-            .map(|id| StrId(id as u32));
+            .map(|id| StrId::from_index(id as u32));
         if let Some(t) = self.thread_states(store) {
             t.blocked_reason(store, utid, io_wait, caller);
         }

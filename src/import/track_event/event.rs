@@ -387,7 +387,7 @@ impl TrackEventImporter {
         } else {
             ("legacy_async_global_slice", TrackScope::Global)
         };
-        let scope_id = scope.map_or(-1, |s| s.0 as i64);
+        let scope_id = scope.map_or(-1, |s| s.index() as i64);
         let dims = [("scope_id", DimValue::Int(scope_id))];
         let mut spec = TrackSpec::new(kind, EventType::Slice, track_scope)
             .extra(scope_id)

@@ -218,6 +218,6 @@ mod tests {
         let mut f = FlowTracker::default();
         let a = f.v1_id(1, None, None);
         assert_eq!(f.v1_id(1, None, None), a);
-        assert_ne!(f.v1_id(1, Some(StrId(3)), None), a);
+        assert_ne!(f.v1_id(1, Some(StrId::from_index(3)), None), a);
     }
 }

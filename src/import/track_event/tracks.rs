@@ -684,7 +684,7 @@ fn merged_set(
         Merge::ByKey => (2, r.merge_key),
         _ => (0, name),
     };
-    let key_id = key.map_or(u32::MAX, |k| k.0) as u64;
+    let key_id = key.map_or(u32::MAX, |k| k.index()) as u64;
     let mixed = r.parent_uuid.rotate_left(17) ^ (merge_type as u64) << 62 ^ key_id;
     MergedSet {
         kind,
