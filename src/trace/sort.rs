@@ -196,7 +196,10 @@ impl<T: Copy> Queue<T> {
             self.max_ts = 0;
         } else {
             if self.head > 4096 && self.head * 2 > self.events.len() {
+                // Give the consumed half back: without service events the whole trace is
+                // extracted at the end, and the queues would stay full while rows are built.
                 self.events.drain(..self.head);
+                self.events.shrink_to(self.events.len().max(1024));
                 self.head = 0;
             }
             self.min_ts = self.events[self.head].0;
