@@ -33,6 +33,8 @@ pub struct BlobArena {
     chunks: Vec<Option<Vec<u8>>>,
     live: Vec<u32>,
     bytes_held: usize,
+    /// Bytes of the blobs not yet released.
+    live_bytes: usize,
 }
 
 impl BlobArena {
@@ -58,6 +60,7 @@ impl BlobArena {
         let off = c.len();
         c.extend_from_slice(data);
         self.live[chunk] += 1;
+        self.live_bytes += data.len();
         Blob {
             chunk: chunk as u32,
             off: off as u32,
@@ -77,6 +80,7 @@ impl BlobArena {
     pub fn release(&mut self, b: Blob) {
         let i = b.chunk as usize;
         self.live[i] -= 1;
+        self.live_bytes -= b.len as usize;
         if self.live[i] == 0 && i + 1 < self.chunks.len() {
             if let Some(c) = self.chunks[i].take() {
                 self.bytes_held -= c.capacity();
@@ -86,6 +90,11 @@ impl BlobArena {
 
     pub fn bytes_held(&self) -> usize {
         self.bytes_held
+    }
+
+    /// True when most of the memory held is chunks kept alive by a few unreleased blobs.
+    fn is_sparse(&self) -> bool {
+        self.bytes_held > 2 * self.live_bytes + 2 * CHUNK_BYTES
     }
 }
 
@@ -176,6 +185,10 @@ impl<T: Copy> Queue<T> {
 
     fn is_empty(&self) -> bool {
         self.head >= self.events.len()
+    }
+
+    fn pending_mut(&mut self) -> &mut [(i64, u32, T)] {
+        &mut self.events[self.head..]
     }
 
     fn sort(&mut self) {
@@ -391,6 +404,37 @@ impl Sorter {
         self.extract_until(limit, sink);
         self.extraction_limit = self.next_alloc;
         self.flushes_since_extraction = 0;
+        if self.arena.is_sparse() {
+            self.compact_arena();
+        }
+    }
+
+    /// Copies the payloads still queued into a fresh arena. A window's extraction can leave a
+    /// few events behind (trace_processor's rule stops at the first queue it cannot advance),
+    /// and each of them would otherwise keep a whole chunk, window after window.
+    fn compact_arena(&mut self) {
+        let old = std::mem::take(&mut self.arena);
+        let fresh = &mut self.arena;
+        for q in &mut self.queues {
+            match q {
+                AnyQueue::Packet(q) => {
+                    for e in q.pending_mut() {
+                        e.2.blob = fresh.push(old.get(e.2.blob));
+                    }
+                }
+                AnyQueue::TrackEvent(q) => {
+                    for e in q.pending_mut() {
+                        e.2.blob = fresh.push(old.get(e.2.blob));
+                    }
+                }
+                AnyQueue::Ftrace(_, q) => {
+                    for e in q.pending_mut() {
+                        e.2 = fresh.push(old.get(e.2));
+                    }
+                }
+                AnyQueue::Switch(..) | AnyQueue::Waking(..) => {}
+            }
+        }
     }
 
     /// Hands on everything that is left.
@@ -664,5 +708,47 @@ mod tests {
         // Three chunks were opened ("a", the late payload, "c"); every blob was consumed, so
         // only the chunk still being filled is held.
         assert_eq!(s.arena.bytes_held(), CHUNK_BYTES);
+    }
+
+    #[test]
+    fn events_left_behind_by_windows_do_not_pin_their_chunks() {
+        let mut s = Sorter::default();
+        let mut r = Rec::default();
+        let quarter = CHUNK_BYTES / 4;
+        // Each window queues a quarter-chunk payload (cpu 1) and a tiny event far in the
+        // future (cpu 0). A window hands on the previous window's payload, then stops at cpu
+        // 1's head, which is past the allocation limit (trace_processor's rule); the future
+        // events stay queued until the end, each inside a chunk of released payloads.
+        for i in 0..24u8 {
+            s.push_ftrace(1_000_000 + i64::from(i), 0, &[b'a' + i]);
+            s.push_ftrace(100 + i64::from(i), 1, &vec![b'a' + i; quarter]);
+            s.notify_flush();
+            s.notify_flush();
+            s.notify_read_buffer(&mut r);
+        }
+        // Live: the last payload (not yet handed on) and 24 bytes. Without copying, the future
+        // events would keep about 6 chunks (24 quarter payloads) alive.
+        assert_eq!(r.0.len(), 23, "one payload per window after the first");
+        let live = quarter + 24;
+        assert!(
+            s.arena.bytes_held() <= 2 * live + 2 * CHUNK_BYTES,
+            "{} bytes held for {live} live",
+            s.arena.bytes_held()
+        );
+        s.extract_all(&mut r);
+        // The copied payloads come out whole, in timestamp order: the last payload, then the
+        // 24 future events.
+        let got: Vec<(i64, usize, char)> = r.0[20..]
+            .iter()
+            .map(|(t, n)| (*t, n.len() - 3, n.chars().nth(3).unwrap()))
+            .collect();
+        let mut want = vec![
+            (120, quarter, 'u'),
+            (121, quarter, 'v'),
+            (122, quarter, 'w'),
+            (123, quarter, 'x'),
+        ];
+        want.extend((0..24u8).map(|i| (1_000_000 + i64::from(i), 1, char::from(b'a' + i))));
+        assert_eq!(got, want);
     }
 }

@@ -850,7 +850,10 @@ impl Tokenizer {
             buf.clear();
             buf.extend_from_slice(ev);
             put_varint(buf, (fid::RESOLVED_CALLER as u64) << 3);
-            put_varint(buf, caller.map_or(u64::from(u32::MAX), |s| u64::from(s.index())));
+            put_varint(
+                buf,
+                caller.map_or(u64::from(u32::MAX), |s| u64::from(s.index())),
+            );
             self.sorter.push_ftrace(ts, cpu, &self.event_buf);
             return;
         }
