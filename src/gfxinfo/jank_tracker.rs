@@ -238,10 +238,6 @@ impl JankTracker {
         }
     }
 
-    pub fn config(&self) -> JankTrackerConfig {
-        self.config
-    }
-
     /// The counters and histograms so far.
     pub fn data(&self) -> &ProfileData {
         &self.data

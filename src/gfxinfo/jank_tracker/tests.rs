@@ -662,6 +662,40 @@ fn legacy_hit_when_completed_before_swap_deadline_even_if_janky() {
 }
 
 #[test]
+fn legacy_completion_exactly_at_the_swap_deadline_misses_it() {
+    // First frame: swap deadline → iv+20. SBC = iv+19.5 (19.5 ≥ 10). `FrameCompleted <
+    // mSwapDeadlineLegacy`: FC = iv+20 is not before it → missed; 1 ns earlier → hit.
+    for (fc, missed) in [(20 * MS, true), (20 * MS - 1, false)] {
+        let mut t = tracker();
+        let f = build(T0, Stages::default())
+            .with(I::SwapBuffersCompleted, T0 + 19_500 * US)
+            .with(I::FrameCompleted, T0 + fc);
+        let v = judge(&mut t, f);
+        assert_eq!(v.legacy.missed_deadline(), missed, "fc iv+{fc}");
+    }
+}
+
+#[test]
+fn legacy_stuffing_needs_the_deadline_more_than_a_tenth_of_an_interval_ahead() {
+    // A at iv0: deadline starts at iv0+10 (stuffed, HIL), then → max(iv0+20, iv0+10) =
+    // iv0+20. B at iv0+19 ms: deadline − B's vsync = 1 ms, not > 0.1 × 10 ms → not stuffed,
+    // no HIL (B completes at iv+5 = iv0+24 < its new deadline iv0+30: a hit). B 1 ns
+    // earlier: 1 ms + 1 ns > 1 ms → stuffed → HIL.
+    for (b_iv, stuffed) in [(19 * MS, false), (19 * MS - 1, true)] {
+        let mut t = tracker();
+        let a = judge(&mut t, build(T0, Stages::default()));
+        assert_eq!(a.jank_types, [JankType::HighInputLatency]);
+        let b = judge(&mut t, build(T0 + b_iv, Stages::default()));
+        assert!(!b.legacy.missed_deadline());
+        assert_eq!(
+            b.jank_types.contains(&JankType::HighInputLatency),
+            stuffed,
+            "B at iv0+{b_iv}"
+        );
+    }
+}
+
+#[test]
 fn legacy_hit_when_duration_is_below_one_interval_even_past_swap_deadline() {
     // SBC = iv+9 (duration 9 < 10) but FC = iv+25 ≥ iv+20: `|| totalDuration < interval`
     // makes it a hit. At exactly 10 ms (not < 10) the same frame misses.
@@ -792,6 +826,20 @@ fn forgiveness_needs_a_dequeue_longer_than_500us() {
     let v = judge(&mut forgiving_tracker(), slow_dequeue_frame(500 * US));
     assert_eq!(v.legacy.forgiven_ns, 0);
     assert_eq!(v.legacy.duration_ns, 12 * MS);
+}
+
+#[test]
+fn forgiveness_needs_an_expected_dequeue_above_zero() {
+    // IssueDrawCommandsStart = Vsync + 6 ms → expected = 6 − 6 = 0: `expectedDequeueDuration
+    // > 0` fails, so nothing is forgiven and the zero-length frame (SBC = 0) is dropped as a
+    // non-positive duration, not as an impossible dequeue (forgive 0 ≥ duration 0).
+    let f = build(T0, Stages::default())
+        .with(I::IssueDrawCommandsStart, T0 + 6 * MS)
+        .with(I::SwapBuffersCompleted, 0)
+        .with(I::DequeueBufferDuration, 5 * MS);
+    let v = judge(&mut forgiving_tracker(), f);
+    assert_eq!(v.legacy.outcome, LegacyOutcome::NonPositiveDuration);
+    assert_eq!(v.legacy.forgiven_ns, 0);
 }
 
 #[test]
