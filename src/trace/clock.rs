@@ -247,6 +247,81 @@ mod tests {
     }
 
     #[test]
+    fn sequence_scoped_clocks_are_64_to_127() {
+        // builtin_clock.proto: ids 64..=127 are defined per packet sequence.
+        let scoped: Vec<u32> = (0..200).filter(|&id| is_sequence_clock(id)).collect();
+        assert_eq!(scoped, (64..=127).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn the_trace_clock_can_change_only_before_the_first_conversion() {
+        let (boot, mono) = (ClockKey::global(BOOTTIME), ClockKey::global(MONOTONIC));
+        let mut c = ClockTracker::default();
+        c.add_snapshot(&[(boot, 1000, 1, false), (mono, 100, 1, false)]);
+        c.set_trace_clock(MONOTONIC);
+        assert_eq!(c.trace_clock(), mono);
+        // Boot 1500 is mono 600; mono is now the trace clock and passes through.
+        assert_eq!(c.to_trace_time(boot, 1500), Some(600));
+        assert_eq!(c.to_trace_time(mono, 7), Some(7));
+        // After a conversion the choice is locked.
+        c.set_trace_clock(BOOTTIME);
+        assert_eq!(c.trace_clock(), mono);
+        assert_eq!(c.to_trace_time(boot, 1500), Some(600));
+    }
+
+    #[test]
+    fn units_and_incremental_clocks() {
+        let boot = ClockKey::global(BOOTTIME);
+        let us = ClockKey::global(1);
+        let delta = ClockKey { id: 64, seq: 3 };
+        let mut c = ClockTracker::default();
+        // A microsecond clock: 5 µs ↔ boot 10,000 ns; 7 µs = 5,000 + 2,000 → 12,000.
+        c.add_snapshot(&[(boot, 10_000, 1, false), (us, 5, 1000, false)]);
+        assert_eq!(c.to_trace_time(us, 7), Some(12_000));
+        // An incremental clock in 10 ns units: the snapshot sets it to 40 ticks (400 ns) at
+        // boot 20,000; each timestamp then adds its delta: +3 ticks → 430 ns → boot 20,030,
+        // +2 more → 450 ns → 20,050.
+        c.add_snapshot(&[(boot, 20_000, 1, false), (delta, 40, 10, true)]);
+        assert_eq!(c.to_trace_time(delta, 3), Some(20_030));
+        assert_eq!(c.to_trace_time(delta, 2), Some(20_050));
+    }
+
+    #[test]
+    fn a_snapshot_needs_two_clocks_and_may_have_more() {
+        let (boot, mono, real) = (
+            ClockKey::global(BOOTTIME),
+            ClockKey::global(MONOTONIC),
+            ClockKey::global(1),
+        );
+        let mut c = ClockTracker::default();
+        assert!(!c.has_snapshots());
+        // One clock alone relates nothing.
+        c.add_snapshot(&[(mono, 100, 1, false)]);
+        assert!(!c.has_snapshots());
+        assert_eq!(c.to_trace_time(mono, 150), None);
+        // Three clocks in one snapshot: each converts.
+        c.add_snapshot(&[
+            (boot, 1000, 1, false),
+            (mono, 100, 1, false),
+            (real, 50, 1, false),
+        ]);
+        assert!(c.has_snapshots());
+        assert_eq!(c.to_trace_time(mono, 150), Some(1050));
+        assert_eq!(c.to_trace_time(real, 60), Some(1010));
+    }
+
+    #[test]
+    fn a_clock_that_stood_still_is_still_a_source() {
+        // REALTIME equal in two snapshots (not < the previous value) is not "going back".
+        let (boot, real) = (ClockKey::global(BOOTTIME), ClockKey::global(1));
+        let mut c = ClockTracker::default();
+        c.add_snapshot(&[(boot, 1000, 1, false), (real, 9000, 1, false)]);
+        c.add_snapshot(&[(boot, 2000, 1, false), (real, 9000, 1, false)]);
+        // The latest snapshot at or before 9100 is the second: 9100 − 9000 + 2000.
+        assert_eq!(c.to_trace_time(real, 9100), Some(2100));
+    }
+
+    #[test]
     fn two_hop_path() {
         let mut c = ClockTracker::default();
         let (a, b, boot) = (
