@@ -15,15 +15,6 @@ pub struct Blob {
     len: u32,
 }
 
-impl Blob {
-    pub fn len(&self) -> usize {
-        self.len as usize
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
-
 const CHUNK_BYTES: usize = 4 << 20;
 
 /// Append-only byte storage for event payloads waiting to be sorted. Chunks are freed as soon
