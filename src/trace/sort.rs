@@ -448,85 +448,51 @@ impl Sorter {
             .collect();
         while let Some(Reverse((_, min_idx))) = heads.pop() {
             let bound = heads.peek().map_or(i64::MAX, |Reverse((m, _))| *m);
-            let latest = &mut self.latest_pushed_ts;
+            let mut d = Drain {
+                limit_all,
+                limit,
+                bound,
+                latest: &mut self.latest_pushed_ts,
+                sink: &mut *sink,
+            };
             let arena = &mut self.arena;
             let n = match &mut self.queues[min_idx] {
-                AnyQueue::Packet(q) => drain(
-                    q,
-                    limit_all,
-                    limit,
-                    bound,
-                    latest,
-                    sink,
-                    |s, ts, e, deliver| {
-                        if deliver {
-                            s.packet(ts, e, arena.get(e.blob));
-                        }
-                        arena.release(e.blob);
-                    },
-                ),
-                AnyQueue::TrackEvent(q) => drain(
-                    q,
-                    limit_all,
-                    limit,
-                    bound,
-                    latest,
-                    sink,
-                    |s, ts, e, deliver| {
-                        if deliver {
-                            s.track_event(ts, &e.meta, arena.get(e.blob));
-                        }
-                        arena.release(e.blob);
-                    },
-                ),
+                AnyQueue::Packet(q) => d.queue(q, |s, ts, e, deliver| {
+                    if deliver {
+                        s.packet(ts, e, arena.get(e.blob));
+                    }
+                    arena.release(e.blob);
+                }),
+                AnyQueue::TrackEvent(q) => d.queue(q, |s, ts, e, deliver| {
+                    if deliver {
+                        s.track_event(ts, &e.meta, arena.get(e.blob));
+                    }
+                    arena.release(e.blob);
+                }),
                 AnyQueue::Ftrace(cpu, q) => {
                     let cpu = *cpu;
-                    drain(
-                        q,
-                        limit_all,
-                        limit,
-                        bound,
-                        latest,
-                        sink,
-                        |s, ts, b, deliver| {
-                            if deliver {
-                                s.ftrace(ts, cpu, arena.get(*b));
-                            }
-                            arena.release(*b);
-                        },
-                    )
+                    d.queue(q, |s, ts, b, deliver| {
+                        if deliver {
+                            s.ftrace(ts, cpu, arena.get(*b));
+                        }
+                        arena.release(*b);
+                    })
                 }
                 AnyQueue::Switch(cpu, q) => {
                     let cpu = *cpu;
-                    drain(
-                        q,
-                        limit_all,
-                        limit,
-                        bound,
-                        latest,
-                        sink,
-                        |s, ts, e, deliver| {
-                            if deliver {
-                                s.compact_switch(ts, cpu, e)
-                            }
-                        },
-                    )
+                    d.queue(q, |s, ts, e, deliver| {
+                        if deliver {
+                            s.compact_switch(ts, cpu, e)
+                        }
+                    })
                 }
                 AnyQueue::Waking(cpu, q) => {
                     let cpu = *cpu;
-                    drain(
-                        q,
-                        limit_all,
-                        limit,
-                        bound,
-                        latest,
-                        sink,
-                        |s, ts, e, deliver| {
-                            if deliver {
-                                s.compact_waking(ts, cpu, e)
-                            }
-                        },
-                    )
+                    d.queue(q, |s, ts, e, deliver| {
+                        if deliver {
+                            s.compact_waking(ts, cpu, e)
+                        }
+                    })
                 }
             };
             self.pending -= n;
@@ -540,40 +506,47 @@ impl Sorter {
     }
 }
 
-/// Hands on the head of one queue while it stays within `bound` and below the allocation
-/// limit; returns how many events were consumed. `emit` is called for every consumed event,
-/// with `deliver` false for one that arrived out of order: it is dropped, but its payload must
-/// still be released or it would pin its arena chunk until the end of the trace.
-fn drain<T: Copy>(
-    q: &mut Queue<T>,
+/// One step of an extraction: the bounds a queue is drained to, and where events go.
+struct Drain<'a> {
     limit_all: bool,
     limit: u32,
     bound: i64,
-    latest: &mut Option<i64>,
-    sink: &mut dyn EventSink,
-    mut emit: impl FnMut(&mut dyn EventSink, i64, &T, bool),
-) -> usize {
-    q.sort();
-    let mut n = 0;
-    for i in q.head..q.events.len() {
-        let (ts, alloc, ref v) = q.events[i];
-        if !limit_all && alloc >= limit {
-            break;
+    latest: &'a mut Option<i64>,
+    sink: &'a mut dyn EventSink,
+}
+
+impl Drain<'_> {
+    /// Hands on the head of one queue while it stays within `bound` and below the allocation
+    /// limit; returns how many events were consumed. `emit` is called for every consumed
+    /// event, with `deliver` false for one that arrived out of order: it is dropped, but its
+    /// payload must still be released or it would pin its arena chunk until the end.
+    fn queue<T: Copy>(
+        &mut self,
+        q: &mut Queue<T>,
+        mut emit: impl FnMut(&mut dyn EventSink, i64, &T, bool),
+    ) -> usize {
+        q.sort();
+        let mut n = 0;
+        for i in q.head..q.events.len() {
+            let (ts, alloc, ref v) = q.events[i];
+            if !self.limit_all && alloc >= self.limit {
+                break;
+            }
+            if ts > self.bound {
+                break;
+            }
+            n += 1;
+            if self.latest.is_some_and(|l| ts < l) {
+                self.sink.out_of_order();
+                emit(self.sink, ts, v, false);
+                continue;
+            }
+            *self.latest = Some(ts);
+            emit(self.sink, ts, v, true);
         }
-        if ts > bound {
-            break;
-        }
-        n += 1;
-        if latest.is_some_and(|l| ts < l) {
-            sink.out_of_order();
-            emit(sink, ts, v, false);
-            continue;
-        }
-        *latest = Some(ts);
-        emit(sink, ts, v, true);
+        q.consumed(n);
+        n
     }
-    q.consumed(n);
-    n
 }
 
 #[cfg(test)]
