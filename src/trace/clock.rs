@@ -287,6 +287,19 @@ mod tests {
     }
 
     #[test]
+    fn an_incremental_clock_is_placed_between_snapshots_in_nanoseconds() {
+        let boot = ClockKey::global(BOOTTIME);
+        let delta = ClockKey { id: 64, seq: 3 };
+        let mut c = ClockTracker::default();
+        // 10 ns ticks: 40 ticks = 400 ns at boot 20,000; 100 ticks = 1,000 ns at boot 30,000.
+        c.add_snapshot(&[(boot, 20_000, 1, false), (delta, 40, 10, true)]);
+        c.add_snapshot(&[(boot, 30_000, 1, false), (delta, 100, 10, true)]);
+        // One tick back from the second snapshot: 990 ns, before 1,000 ns, so the first
+        // snapshot applies: 990 − 400 + 20,000.
+        assert_eq!(c.to_trace_time(delta, -1), Some(20_590));
+    }
+
+    #[test]
     fn a_snapshot_needs_two_clocks_and_may_have_more() {
         let (boot, mono, real) = (
             ClockKey::global(BOOTTIME),
