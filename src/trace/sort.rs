@@ -652,6 +652,40 @@ mod tests {
     }
 
     #[test]
+    fn a_payload_that_fits_exactly_stays_in_the_current_chunk() {
+        let mut a = BlobArena::default();
+        a.push(&vec![1u8; CHUNK_BYTES - 4]);
+        a.push(b"four");
+        assert_eq!(a.bytes_held(), CHUNK_BYTES, "4 bytes left, 4 bytes pushed");
+        a.push(b"x");
+        assert_eq!(a.bytes_held(), 2 * CHUNK_BYTES);
+    }
+
+    #[test]
+    fn sparse_means_more_than_twice_the_live_bytes_plus_two_chunks() {
+        let mut a = BlobArena::default();
+        // Three full chunks, each keeping a small blob once its filler is released:
+        // CHUNK/4 + CHUNK/8 + (CHUNK/8 − 1) + 1 = CHUNK/2 live.
+        let mut small = Vec::new();
+        for keep in [CHUNK_BYTES / 4, CHUNK_BYTES / 8] {
+            small.push(a.push(&vec![0u8; keep]));
+            let filler = a.push(&vec![0u8; CHUNK_BYTES - keep]);
+            a.release(filler);
+        }
+        small.push(a.push(&vec![0u8; CHUNK_BYTES / 8 - 1]));
+        let one = a.push(b"1");
+        let filler = a.push(&vec![0u8; CHUNK_BYTES - CHUNK_BYTES / 8]);
+        a.release(filler);
+        assert_eq!(a.bytes_held(), 3 * CHUNK_BYTES);
+        assert_eq!(a.live_bytes, CHUNK_BYTES / 2);
+        // 3 chunks = 2 × CHUNK/2 + 2 chunks: not more, so not sparse.
+        assert!(!a.is_sparse());
+        a.release(one);
+        assert_eq!(a.live_bytes, CHUNK_BYTES / 2 - 1);
+        assert!(a.is_sparse());
+    }
+
+    #[test]
     fn dropped_and_early_released_payloads_free_their_chunks() {
         let mut s = Sorter::default();
         let mut r = Rec::default();
@@ -672,6 +706,43 @@ mod tests {
         // Three chunks were opened ("a", the late payload, "c"); every blob was consumed, so
         // only the chunk still being filled is held.
         assert_eq!(s.arena.bytes_held(), CHUNK_BYTES);
+    }
+
+    #[test]
+    fn one_window_that_leaves_many_chunks_sparse_compacts_them() {
+        let mut s = Sorter::default();
+        let mut r = Rec::default();
+        let quarter = CHUNK_BYTES / 4;
+        // 24 quarter-chunk payloads (cpu 1), each followed by a tiny far-future event (cpu
+        // 0), all in one window: about 6 chunks.
+        for i in 0..24u8 {
+            s.push_ftrace(100 + i64::from(i), 1, &vec![b'a' + i; quarter]);
+            s.push_ftrace(1_000_000 + i64::from(i), 0, &[b'a' + i]);
+        }
+        let window = |s: &mut Sorter, r: &mut Rec| {
+            s.notify_flush();
+            s.notify_flush();
+            s.notify_read_buffer(r);
+        };
+        window(&mut s, &mut r);
+        // A later event at ts 200 (past the limit) stops the next window after the payloads:
+        // the 24 tiny events stay, one in each chunk.
+        s.push_ftrace(200, 1, b"blocker");
+        window(&mut s, &mut r);
+        assert_eq!(r.0.len(), 24, "the payloads are handed on");
+        let live = 24 + b"blocker".len();
+        assert!(
+            s.arena.bytes_held() <= 2 * live + 2 * CHUNK_BYTES,
+            "{} bytes held for {live} live",
+            s.arena.bytes_held()
+        );
+        s.extract_all(&mut r);
+        let tail: Vec<String> = r.0[24..].iter().map(|(t, n)| format!("{t}{n}")).collect();
+        let mut want = vec!["200f1:blocker".to_string()];
+        want.extend(
+            (0..24u8).map(|i| format!("{}f0:{}", 1_000_000 + i64::from(i), char::from(b'a' + i))),
+        );
+        assert_eq!(tail, want);
     }
 
     #[test]
