@@ -579,6 +579,13 @@ mod tests {
         }
     }
 
+    /// A flush pair and a read-buffer event: one extraction window.
+    fn window(s: &mut Sorter, r: &mut Rec) {
+        s.notify_flush();
+        s.notify_flush();
+        s.notify_read_buffer(r);
+    }
+
     #[test]
     fn track_events_are_the_second_stream() {
         let mut s = Sorter::default();
@@ -693,9 +700,7 @@ mod tests {
         // being filled.
         s.push_ftrace(100, 0, b"a");
         for _ in 0..2 {
-            s.notify_flush();
-            s.notify_flush();
-            s.notify_read_buffer(&mut r);
+            window(&mut s, &mut r);
         }
         // A whole-chunk payload from before ts 100 arrives late, then a small one.
         s.push_ftrace(50, 0, &vec![b'x'; CHUNK_BYTES]);
@@ -719,11 +724,6 @@ mod tests {
             s.push_ftrace(100 + i64::from(i), 1, &vec![b'a' + i; quarter]);
             s.push_ftrace(1_000_000 + i64::from(i), 0, &[b'a' + i]);
         }
-        let window = |s: &mut Sorter, r: &mut Rec| {
-            s.notify_flush();
-            s.notify_flush();
-            s.notify_read_buffer(r);
-        };
         window(&mut s, &mut r);
         // A later event at ts 200 (past the limit) stops the next window after the payloads:
         // the 24 tiny events stay, one in each chunk.
@@ -757,9 +757,7 @@ mod tests {
         for i in 0..24u8 {
             s.push_ftrace(1_000_000 + i64::from(i), 0, &[b'a' + i]);
             s.push_ftrace(100 + i64::from(i), 1, &vec![b'a' + i; quarter]);
-            s.notify_flush();
-            s.notify_flush();
-            s.notify_read_buffer(&mut r);
+            window(&mut s, &mut r);
         }
         // Live: the last payload (not yet handed on) and 24 bytes. Without copying, the future
         // events would keep about 6 chunks (24 quarter payloads) alive.
