@@ -37,9 +37,7 @@ impl BlobArena {
         if need_new {
             // A chunk emptied while it was still being filled was kept; it is done now.
             if let (Some(last), Some(0)) = (self.chunks.len().checked_sub(1), self.live.last()) {
-                if let Some(c) = self.chunks[last].take() {
-                    self.bytes_held -= c.capacity();
-                }
+                self.free_chunk(last);
             }
             self.chunks
                 .push(Some(Vec::with_capacity(CHUNK_BYTES.max(data.len()))));
@@ -73,9 +71,13 @@ impl BlobArena {
         self.live[i] -= 1;
         self.live_bytes -= b.len as usize;
         if self.live[i] == 0 && i + 1 < self.chunks.len() {
-            if let Some(c) = self.chunks[i].take() {
-                self.bytes_held -= c.capacity();
-            }
+            self.free_chunk(i);
+        }
+    }
+
+    fn free_chunk(&mut self, i: usize) {
+        if let Some(c) = self.chunks[i].take() {
+            self.bytes_held -= c.capacity();
         }
     }
 
