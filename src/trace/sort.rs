@@ -786,4 +786,42 @@ mod tests {
         want.extend((0..24u8).map(|i| (1_000_000 + i64::from(i), 1, char::from(b'a' + i))));
         assert_eq!(got, want);
     }
+
+    /// Drains a queue of `len` events (timestamps 0..len) by `steps` and reports, after each
+    /// step, the events still held and the queue's earliest pending timestamp.
+    fn drain_queue(len: usize, steps: &[usize]) -> Vec<(usize, i64)> {
+        let mut q = Queue::new();
+        for ts in 0..len as i64 {
+            q.push(ts, 0, ());
+        }
+        steps
+            .iter()
+            .map(|&n| {
+                q.consumed(n);
+                (q.events.len(), q.min_ts)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_queue_gives_back_its_consumed_part_once_it_is_most_of_the_buffer() {
+        // The rule: give the consumed events back only when more than 4096 of them make up
+        // more than half of the buffer. Below half, the copy of the remainder would cost more
+        // than it frees (and repeated gives would turn draining quadratic); for small queues
+        // the memory is not worth a copy.
+        // 8000 events: 4096 consumed is not more than 4096; one more is, and 4097 > 8000 / 2.
+        assert_eq!(drain_queue(8000, &[4096, 1]), [(8000, 4096), (3903, 4097)]);
+        // 10000 events: 5000 is exactly half, kept; 5001 is more than half, given back.
+        assert_eq!(drain_queue(10_000, &[5000, 1]), [(10_000, 5000), (4999, 5001)]);
+        // Below 4096, even most of a buffer stays: 3000 of 5000.
+        assert_eq!(drain_queue(5000, &[3000]), [(5000, 3000)]);
+        // Draining everything empties the queue and gives its memory back.
+        let mut q = Queue::new();
+        for ts in 0..10_000 {
+            q.push(ts, 0, ());
+        }
+        q.consumed(10_000);
+        assert!(q.is_empty() && q.events.capacity() <= 1024);
+        assert_eq!(q.min_ts, i64::MAX);
+    }
 }
