@@ -554,7 +554,7 @@ mod tests {
     /// The args of a slice as (key, value) text, in insertion order.
     fn args(ctx: &Ctx, slice: SliceId) -> Vec<(String, String)> {
         let s = &ctx.store;
-        let Some(set) = s.slices[slice as usize].arg_set_id else {
+        let Some(set) = s.slices[slice as usize].arg_set_id.get() else {
             return Vec::new();
         };
         s.args

@@ -3,6 +3,7 @@
 
 pub mod android_version;
 pub mod args;
+pub mod opt_id;
 pub mod processes;
 pub mod read_only;
 pub mod slices;
@@ -15,6 +16,7 @@ pub mod tracks;
 use std::collections::BTreeMap;
 
 use args::{ArgSetId, ArgTable};
+pub use opt_id::OptId;
 use strings::{StrId, StringPool};
 
 pub type Upid = u32;
@@ -88,8 +90,8 @@ pub struct SliceRow {
     pub category: Option<StrId>,
     pub name: Option<StrId>,
     pub depth: u32,
-    pub parent_id: Option<SliceId>,
-    pub arg_set_id: Option<ArgSetId>,
+    pub parent_id: OptId,
+    pub arg_set_id: OptId,
 }
 
 /// Thread-time columns of a slice (`thread_ts`, `thread_dur`, ...), known for few slices
@@ -480,8 +482,8 @@ mod row_size_tests {
     fn rows_stay_packed() {
         // A missing name costs no extra word.
         assert_eq!(size_of::<Option<StrId>>(), 4);
-        // ts, dur: 16; track, category, name, depth: 16; parent and arg set: 2 × 8.
-        assert_eq!(size_of::<SliceRow>(), 48);
+        // ts, dur: 16; track, category, name, depth: 16; parent and arg set: 2 × 4.
+        assert_eq!(size_of::<SliceRow>(), 40);
         // ts, dur: 16; cpu, utid, end_state, priority: 16.
         assert_eq!(size_of::<SchedRow>(), 32);
         // ts, dur: 16; utid, state, waker utid, waker row: 16; cpu, irq, io: 4; function: 4.

@@ -135,8 +135,8 @@ impl SliceTracker {
             category,
             name,
             depth: depth as u32,
-            parent_id,
-            arg_set_id: args,
+            parent_id: parent_id.into(),
+            arg_set_id: args.into(),
         });
         let stack = self.stacks.get_mut(&track).unwrap();
         stack.ids.push(id);
@@ -264,15 +264,16 @@ impl SliceTracker {
         if extra.is_empty() {
             return;
         }
-        let mut all: Vec<(StrId, StrId, ArgValue)> = match store.slices[sid as usize].arg_set_id {
-            Some(id) => store
-                .args
-                .set(id)
-                .iter()
-                .map(|a| (a.flat_key, a.key, a.value.clone()))
-                .collect(),
-            None => Vec::new(),
-        };
+        let mut all: Vec<(StrId, StrId, ArgValue)> =
+            match store.slices[sid as usize].arg_set_id.get() {
+                Some(id) => store
+                    .args
+                    .set(id)
+                    .iter()
+                    .map(|a| (a.flat_key, a.key, a.value.clone()))
+                    .collect(),
+                None => Vec::new(),
+            };
         for (fk, k, v) in extra {
             if let Some(slot) = all.iter_mut().find(|(_, kk, _)| *kk == k) {
                 slot.0 = fk;
@@ -281,7 +282,7 @@ impl SliceTracker {
                 all.push((fk, k, v));
             }
         }
-        store.slices[sid as usize].arg_set_id = store.args.insert_set_with_flat_keys(all);
+        store.slices[sid as usize].arg_set_id = store.args.insert_set_with_flat_keys(all).into();
     }
 
     pub fn top_of(&self, track: TrackId) -> Option<SliceId> {

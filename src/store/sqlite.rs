@@ -213,8 +213,8 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                 st.raw_bind_parameter(b + 3, opt_str(s, r.category))?;
                 st.raw_bind_parameter(b + 4, opt_str(s, r.name))?;
                 st.raw_bind_parameter(b + 5, r.depth)?;
-                st.raw_bind_parameter(b + 6, r.parent_id)?;
-                st.raw_bind_parameter(b + 7, r.arg_set_id)
+                st.raw_bind_parameter(b + 6, r.parent_id.get())?;
+                st.raw_bind_parameter(b + 7, r.arg_set_id.get())
             };
             if !opts.only_frame_slices {
                 append_rows(conn, "__intrinsic_slice", &cols, s.slices.len(), bind_slice)?;
@@ -440,8 +440,8 @@ fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
             &None::<String>,
             &opt_str(s, r.name),
             &r.depth,
-            &r.parent_id,
-            &r.arg_set_id,
+            &r.parent_id.get(),
+            &r.arg_set_id.get(),
         ];
         if !f.actual {
             let mut p: Vec<&dyn ToSql> = base.to_vec();
@@ -573,8 +573,8 @@ mod tests {
             category: None,
             name: Some(name),
             depth: 0,
-            parent_id: None,
-            arg_set_id: set,
+            parent_id: None.into(),
+            arg_set_id: set.into(),
         });
         s
     }

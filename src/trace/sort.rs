@@ -812,7 +812,10 @@ mod tests {
         // 8000 events: 4096 consumed is not more than 4096; one more is, and 4097 > 8000 / 2.
         assert_eq!(drain_queue(8000, &[4096, 1]), [(8000, 4096), (3903, 4097)]);
         // 10000 events: 5000 is exactly half, kept; 5001 is more than half, given back.
-        assert_eq!(drain_queue(10_000, &[5000, 1]), [(10_000, 5000), (4999, 5001)]);
+        assert_eq!(
+            drain_queue(10_000, &[5000, 1]),
+            [(10_000, 5000), (4999, 5001)]
+        );
         // Below 4096, even most of a buffer stays: 3000 of 5000.
         assert_eq!(drain_queue(5000, &[3000]), [(5000, 3000)]);
         // Draining everything empties the queue and gives its memory back.

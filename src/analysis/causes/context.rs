@@ -147,7 +147,7 @@ impl<'a> Ctx<'a> {
                 if self.end_of(id) > start {
                     out.push(id);
                 }
-                up = slices[id as usize].parent_id;
+                up = slices[id as usize].parent_id.get();
             }
             out[first..].reverse();
             out.extend(

@@ -185,8 +185,8 @@ mod tests {
                 category: None,
                 name,
                 depth: 0,
-                parent_id: None,
-                arg_set_id: None,
+                parent_id: None.into(),
+                arg_set_id: None.into(),
             });
         }
         s

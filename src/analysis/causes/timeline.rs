@@ -246,8 +246,8 @@ mod tests {
                 category: None,
                 name,
                 depth,
-                parent_id: None,
-                arg_set_id: None,
+                parent_id: None.into(),
+                arg_set_id: None.into(),
             });
         }
         for &(ts, dur, st, waker) in states {

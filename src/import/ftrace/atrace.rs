@@ -834,7 +834,7 @@ pub(crate) fn write_args(store: &mut Store, sid: SliceId, mut args: Vec<PendingA
     if args.is_empty() {
         return;
     }
-    if let Some(existing) = store.slices[sid as usize].arg_set_id {
+    if let Some(existing) = store.slices[sid as usize].arg_set_id.get() {
         let mut all: Vec<PendingArg> = store
             .args
             .set(existing)
@@ -844,7 +844,7 @@ pub(crate) fn write_args(store: &mut Store, sid: SliceId, mut args: Vec<PendingA
         all.append(&mut args);
         args = all;
     }
-    store.slices[sid as usize].arg_set_id = store.args.insert_set_with_flat_keys(args);
+    store.slices[sid as usize].arg_set_id = store.args.insert_set_with_flat_keys(args).into();
 }
 
 #[cfg(test)]
@@ -924,7 +924,7 @@ mod tests {
         fn arg(&self, slice: usize, key: &str) -> Option<ArgValue> {
             let s = &self.ctx.store;
             s.args
-                .get_by_name(&s.strings, s.slices[slice].arg_set_id, key)
+                .get_by_name(&s.strings, s.slices[slice].arg_set_id.get(), key)
                 .cloned()
         }
         fn stat(&self, name: &str) -> i64 {
@@ -951,7 +951,7 @@ mod tests {
         let s = t.slices();
         assert_eq!((s[0].ts, s[0].dur, s[0].depth), (10, 30, 0));
         assert_eq!((s[1].ts, s[1].dur, s[1].depth), (20, 10, 1));
-        assert_eq!(s[1].parent_id, Some(0));
+        assert_eq!(s[1].parent_id.get(), Some(0));
         assert_eq!(t.name(1), "inner|with|pipes");
         assert_eq!(s[0].track_id, s[1].track_id);
         assert_eq!(t.track_kind(s[0].track_id), "thread_execution");
@@ -1231,7 +1231,7 @@ mod tests {
         assert_eq!(t.arg(0, "args[1]"), Some(ArgValue::UInt(8)));
         assert_eq!(t.arg(0, "ret"), Some(ArgValue::Int(0)));
         let s = &t.ctx.store;
-        let first = s.args.set(s.slices[0].arg_set_id.unwrap());
+        let first = s.args.set(s.slices[0].arg_set_id.get().unwrap());
         assert_eq!(s.str(first[0].flat_key), "args");
         assert_eq!(s.str(first[0].key), "args[0]");
     }

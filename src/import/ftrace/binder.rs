@@ -656,7 +656,7 @@ mod tests {
         fn arg(&self, i: usize, key: &str) -> Option<ArgValue> {
             let s = &self.ctx.store;
             s.args
-                .get_by_name(&s.strings, s.slices[i].arg_set_id, key)
+                .get_by_name(&s.strings, s.slices[i].arg_set_id.get(), key)
                 .cloned()
         }
         fn str_arg(&self, i: usize, key: &str) -> Option<&str> {
@@ -667,7 +667,7 @@ mod tests {
         }
         fn arg_keys(&self, i: usize) -> Vec<&str> {
             let s = &self.ctx.store;
-            match s.slices[i].arg_set_id {
+            match s.slices[i].arg_set_id.get() {
                 Some(id) => s.args.set(id).iter().map(|a| s.str(a.key)).collect(),
                 None => Vec::new(),
             }
@@ -808,7 +808,7 @@ mod tests {
                 ("binder reply", 31, 125, 5, 0),
             ]
         );
-        assert_eq!(s[2].parent_id, Some(1));
+        assert_eq!(s[2].parent_id.get(), Some(1));
         assert_eq!(t.flows(), vec![(0, 1), (2, 3)]);
     }
 
@@ -909,7 +909,7 @@ mod tests {
         t.send(100, 10, 1, (20, 0), false, 0);
         let s = t.slices();
         assert_eq!(
-            (s[1].track_id, s[1].depth, s[1].parent_id),
+            (s[1].track_id, s[1].depth, s[1].parent_id.get()),
             (track, 1, Some(0))
         );
     }

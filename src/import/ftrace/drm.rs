@@ -257,7 +257,10 @@ mod tests {
         s.slices
             .iter()
             .map(|r| {
-                let seq = match s.args.get_by_name(&s.strings, r.arg_set_id, "fence seqno") {
+                let seq = match s
+                    .args
+                    .get_by_name(&s.strings, r.arg_set_id.get(), "fence seqno")
+                {
                     Some(ArgValue::UInt(v)) => Some(*v),
                     _ => None,
                 };
@@ -318,7 +321,7 @@ mod tests {
         assert_eq!(slices(&ctx), [("dma_fence_wait".into(), 100, 30, Some(9))]);
         let ctx_arg = s
             .args
-            .get_by_name(&s.strings, s.slices[0].arg_set_id, "fence context");
+            .get_by_name(&s.strings, s.slices[0].arg_set_id.get(), "fence context");
         assert_eq!(ctx_arg, Some(&ArgValue::UInt(5)));
         assert_eq!(
             s.str(s.tracks[s.slices[0].track_id as usize].kind),
@@ -344,7 +347,7 @@ mod tests {
         assert_eq!(s.opt_str(s.slices[1].name), Some("deliver"));
         let seq = s
             .args
-            .get_by_name(&s.strings, s.slices[0].arg_set_id, "vblank seqno");
+            .get_by_name(&s.strings, s.slices[0].arg_set_id.get(), "vblank seqno");
         assert_eq!(seq, Some(&ArgValue::UInt(500)));
     }
 }

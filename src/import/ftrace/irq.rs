@@ -214,7 +214,10 @@ mod tests {
                 ("IRQ (ufs)", "Irq Cpu 3", 1, Some("irq")),
             ]
         );
-        let arg = |i: usize, k: &str| s.args.get_by_name(&s.strings, s.slices[i].arg_set_id, k);
+        let arg = |i: usize, k: &str| {
+            s.args
+                .get_by_name(&s.strings, s.slices[i].arg_set_id.get(), k)
+        };
         assert_eq!(
             arg(0, "ret"),
             Some(&ArgValue::Str(s.strings.lookup("handled").unwrap()))

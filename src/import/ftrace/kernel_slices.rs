@@ -208,7 +208,7 @@ mod tests {
     fn arg(ctx: &Ctx, i: usize, key: &str) -> Option<ArgValue> {
         let s = &ctx.store;
         s.args
-            .get_by_name(&s.strings, s.slices[i].arg_set_id, key)
+            .get_by_name(&s.strings, s.slices[i].arg_set_id.get(), key)
             .cloned()
     }
 

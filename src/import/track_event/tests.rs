@@ -92,7 +92,7 @@ fn slices(s: &Store) -> Vec<(String, i64, i64, u32)> {
 }
 
 fn args_of(s: &Store, slice: usize) -> Vec<(String, ArgValue)> {
-    let Some(id) = s.slices[slice].arg_set_id else {
+    let Some(id) = s.slices[slice].arg_set_id.get() else {
         return Vec::new();
     };
     s.args
@@ -140,7 +140,7 @@ fn slices_nest_on_the_track_of_a_thread_descriptor() {
         ]
     );
     assert_eq!(s.opt_str(s.slices[0].category), Some("cat"));
-    assert_eq!(s.slices[1].parent_id, Some(0));
+    assert_eq!(s.slices[1].parent_id.get(), Some(0));
     // The descriptor names the thread and puts it in its process.
     let t = s.threads.iter().find(|t| t.tid == 6).unwrap();
     assert_eq!(s.opt_str(t.name), Some("Worker"));
