@@ -100,12 +100,13 @@ fn load(trace: Vec<u8>) -> Store {
 fn states_of(s: &Store, tid: i64) -> Vec<(String, Option<bool>, Option<String>)> {
     s.thread_states
         .iter()
-        .filter(|r| s.threads[r.utid as usize].tid == tid)
-        .map(|r| {
+        .zip(0..)
+        .filter(|(r, _)| s.threads[r.utid as usize].tid == tid)
+        .map(|(r, row)| {
             (
                 s.opt_str(r.state()).unwrap_or("NULL").to_string(),
                 r.io_wait(),
-                s.opt_str(r.blocked_function()).map(str::to_string),
+                s.opt_str(s.blocked_function(row)).map(str::to_string),
             )
         })
         .collect()

@@ -131,15 +131,18 @@ pub struct ThreadStateRow {
     pub dur: i64,
     pub utid: Utid,
     state: u32,
-    waker_utid: u32,
-    waker_id: u32,
+    /// The waker's Running row, or (with [`WAKER_UTID`] set) only the waker's utid when it
+    /// was not known to be running: one word for trace_processor's waker_utid and waker_id,
+    /// as the row gives the utid.
+    waker: u32,
     cpu: u16,
     irq_context: u8,
     io_wait: u8,
-    blocked_function: u32,
 }
 
 const NONE_U32: u32 = u32::MAX;
+/// Marks a `waker` that holds a utid rather than a row: neither reaches 2^31.
+const WAKER_UTID: u32 = 1 << 31;
 
 impl ThreadStateRow {
     /// `state` is `None` when the kernel's prev_state could not be decoded; `waker_id` is
@@ -157,22 +160,34 @@ impl ThreadStateRow {
             dur: -1,
             utid,
             state: state.map_or(NONE_U32, |s| s.index()),
-            waker_utid: waker.map_or(NONE_U32, |w| w.0),
-            waker_id: waker.and_then(|w| w.1).unwrap_or(NONE_U32),
+            waker: match waker {
+                None => NONE_U32,
+                Some((_, Some(row))) => {
+                    debug_assert!(row < WAKER_UTID, "thread_state row {row} too large");
+                    row
+                }
+                Some((utid, None)) => {
+                    debug_assert!(utid < WAKER_UTID - 1, "utid {utid} too large");
+                    utid | WAKER_UTID
+                }
+            },
             cpu: cpu.unwrap_or(u16::MAX),
             irq_context: irq_context.map_or(u8::MAX, u8::from),
             io_wait: u8::MAX,
-            blocked_function: NONE_U32,
         }
     }
     pub fn state(&self) -> Option<StrId> {
         (self.state != NONE_U32).then_some(StrId::from_index(self.state))
     }
-    pub fn waker_utid(&self) -> Option<Utid> {
-        (self.waker_utid != NONE_U32).then_some(self.waker_utid)
+    /// `table` is the `thread_state` table this row belongs to (it holds the waker's row).
+    pub fn waker_utid(&self, table: &[ThreadStateRow]) -> Option<Utid> {
+        match self.waker_id() {
+            Some(row) => Some(table[row as usize].utid),
+            None => (self.waker != NONE_U32).then_some(self.waker & !WAKER_UTID),
+        }
     }
     pub fn waker_id(&self) -> Option<u32> {
-        (self.waker_id != NONE_U32).then_some(self.waker_id)
+        (self.waker & WAKER_UTID == 0).then_some(self.waker)
     }
     pub fn cpu(&self) -> Option<u16> {
         (self.cpu != u16::MAX).then_some(self.cpu)
@@ -186,13 +201,6 @@ impl ThreadStateRow {
     }
     pub fn set_io_wait(&mut self, io_wait: bool) {
         self.io_wait = u8::from(io_wait);
-    }
-    /// From sched_blocked_reason: the kernel function the thread blocked in.
-    pub fn blocked_function(&self) -> Option<StrId> {
-        (self.blocked_function != NONE_U32).then_some(StrId::from_index(self.blocked_function))
-    }
-    pub fn set_blocked_function(&mut self, f: StrId) {
-        self.blocked_function = f.index();
     }
 }
 
@@ -297,6 +305,8 @@ pub struct Store {
     pub counters: Vec<CounterRow>,
     pub sched: Vec<SchedRow>,
     pub thread_states: Vec<ThreadStateRow>,
+    /// `thread_state.blocked_function` by row: sched_blocked_reason names one for few rows.
+    pub blocked_functions: rustc_hash::FxHashMap<u32, StrId>,
     pub spurious_wakeups: Vec<SpuriousWakeupRow>,
     pub flows: Vec<FlowRow>,
     pub frame_timeline: Vec<FrameTimelineRow>,
@@ -322,6 +332,11 @@ impl Store {
 
     pub fn opt_str(&self, id: Option<StrId>) -> Option<&str> {
         id.map(|i| self.strings.get(i))
+    }
+
+    /// From sched_blocked_reason: the kernel function a blocked `thread_state` row waited in.
+    pub fn blocked_function(&self, row: u32) -> Option<StrId> {
+        self.blocked_functions.get(&row).copied()
     }
 
     /// Counts something the importers had to drop or could not interpret.
@@ -486,8 +501,8 @@ mod row_size_tests {
         assert_eq!(size_of::<SliceRow>(), 40);
         // ts, dur: 16; cpu, utid, end_state, priority: 16.
         assert_eq!(size_of::<SchedRow>(), 32);
-        // ts, dur: 16; utid, state, waker utid, waker row: 16; cpu, irq, io: 4; function: 4.
-        assert_eq!(size_of::<ThreadStateRow>(), 40);
+        // ts, dur: 16; utid, state, waker: 12; cpu, irq, io: 4.
+        assert_eq!(size_of::<ThreadStateRow>(), 32);
         // ts: 8; track: 4 (+4 padding); value: 8; arg set: 8.
         assert_eq!(size_of::<CounterRow>(), 32);
     }

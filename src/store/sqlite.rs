@@ -338,8 +338,8 @@ fn write_thread_states(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
             st.raw_bind_parameter(b + 2, r.utid)?;
             st.raw_bind_parameter(b + 3, opt_str(s, r.state()))?;
             st.raw_bind_parameter(b + 4, r.io_wait())?;
-            st.raw_bind_parameter(b + 5, opt_str(s, r.blocked_function()))?;
-            st.raw_bind_parameter(b + 6, r.waker_utid())?;
+            st.raw_bind_parameter(b + 5, opt_str(s, s.blocked_function(i as u32)))?;
+            st.raw_bind_parameter(b + 6, r.waker_utid(&s.thread_states))?;
             st.raw_bind_parameter(b + 7, r.waker_id())?;
             st.raw_bind_parameter(b + 8, r.irq_context())?;
             st.raw_bind_parameter(b + 9, r.cpu())

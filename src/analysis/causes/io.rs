@@ -16,14 +16,14 @@ pub fn detail(ctx: &Ctx<'_>, pieces: &[&Piece]) -> IoDetail {
     let mut io_wait = 0;
     let mut by_fn: HashMap<&str, i64> = HashMap::new();
     for p in pieces {
-        let Some(r) = p.state_row.map(|r| &rows[r as usize]) else {
+        let Some((row, r)) = p.state_row.map(|r| (r, &rows[r as usize])) else {
             continue;
         };
         let d = p.end - p.start;
         if r.io_wait() == Some(true) {
             io_wait += d;
         }
-        if let Some(f) = ctx.store.opt_str(r.blocked_function()) {
+        if let Some(f) = ctx.store.opt_str(ctx.store.blocked_function(row)) {
             *by_fn.entry(f).or_default() += d;
         }
     }

@@ -46,7 +46,7 @@ pub fn waker_of(ctx: &Ctx<'_>, utid: Utid, row: u32) -> Option<Utid> {
     }
     let end = r.ts + r.dur;
     let next = ctx.states.spans(utid, end, end + 1).next()?;
-    ctx.store.thread_states[next.row as usize].waker_utid()
+    ctx.store.thread_states[next.row as usize].waker_utid(&ctx.store.thread_states)
 }
 
 /// How the lane treats time that no slice explains and the thread spends asleep.
@@ -365,9 +365,9 @@ mod tests {
         let f = s.intern("filemap_fault");
         let g = s.intern("do_page_fault");
         s.thread_states[0].set_io_wait(true);
-        s.thread_states[0].set_blocked_function(f);
+        s.blocked_functions.insert(0, f);
         s.thread_states[1].set_io_wait(false);
-        s.thread_states[1].set_blocked_function(g);
+        s.blocked_functions.insert(1, g);
         let idx = Index::new(&s);
         let states = ThreadStateIndex::all(&s);
         let ctx = Ctx::new(&idx, &states);

@@ -175,7 +175,7 @@ impl ThreadStateTracker {
         };
         row.set_io_wait(io_wait);
         if let Some(f) = blocked_function {
-            row.set_blocked_function(f);
+            store.blocked_functions.insert(blocked, f);
         }
     }
 
@@ -222,13 +222,25 @@ mod tests {
         );
         // The waker was running, so the runnable state points at its Running row.
         assert_eq!(s.thread_states[2].waker_id(), Some(1));
+        assert_eq!(s.thread_states[2].waker_utid(&s.thread_states), Some(2));
         assert_eq!(s.thread_states[2].irq_context(), Some(0));
+        // The sleeping and running states had no waker.
+        assert_eq!(s.thread_states[0].waker_utid(&s.thread_states), None);
+        assert_eq!(s.thread_states[4].waker_id(), None);
     }
 
     #[test]
-    fn rows_stay_packed() {
-        // Two rows per context switch: io_wait and blocked_function fit in the padding.
-        assert_eq!(std::mem::size_of::<ThreadStateRow>(), 40);
+    fn a_waker_not_known_to_run_is_kept_without_a_row() {
+        // Thread 3 wakes thread 1 before any switch shows 3 running: trace_processor keeps
+        // waker_utid 3 with a NULL waker_id. A large utid must survive the packing too.
+        let mut s = Store::default();
+        let mut t = ThreadStateTracker::new(&mut s);
+        t.waking(&mut s, 5, 1, 3, None);
+        t.waking(&mut s, 6, 2, (1 << 31) - 2, None);
+        let w: Vec<_> = (s.thread_states.iter())
+            .map(|r| (r.waker_id(), r.waker_utid(&s.thread_states)))
+            .collect();
+        assert_eq!(w, [(None, Some(3)), (None, Some((1 << 31) - 2))]);
     }
 
     #[test]
@@ -253,7 +265,7 @@ mod tests {
 
     fn io_wait_and_function(s: &Store, row: usize) -> (Option<bool>, Option<&str>) {
         let r = &s.thread_states[row];
-        (r.io_wait(), s.opt_str(r.blocked_function()))
+        (r.io_wait(), s.opt_str(s.blocked_function(row as u32)))
     }
 
     #[test]
@@ -379,7 +391,11 @@ mod tests {
                 (7, -1, 18, "Running".into()),
             ]
         );
-        let wakers: Vec<_> = s.thread_states.iter().map(|r| r.waker_utid()).collect();
+        let wakers: Vec<_> = s
+            .thread_states
+            .iter()
+            .map(|r| r.waker_utid(&s.thread_states))
+            .collect();
         assert_eq!(wakers[0], Some(11));
         assert_eq!(wakers[7], Some(0));
         assert!(wakers[1..7].iter().all(Option::is_none));
