@@ -827,4 +827,49 @@ mod tests {
         assert!(q.is_empty() && q.events.capacity() <= 1024);
         assert_eq!(q.min_ts, i64::MAX);
     }
+
+    #[test]
+    fn full_sort_can_be_chosen_only_before_anything_was_handed_on() {
+        // trace_processor switches to a full sort when a packet's clock cannot be converted
+        // yet, but only while nothing has left the sorter (events handed on in order cannot
+        // be taken back).
+        let mut s = Sorter::default();
+        let mut r = Rec::default();
+        assert!(s.set_full_sort() && s.mode() == SortingMode::FullSort);
+        assert!(s.set_full_sort(), "choosing it again is fine");
+        // In full-sort mode windows hand nothing on: all waits for the end of the trace.
+        s.push_ftrace(20, 0, b"b");
+        window(&mut s, &mut r);
+        s.push_ftrace(10, 0, b"a");
+        window(&mut s, &mut r);
+        window(&mut s, &mut r);
+        assert!(r.0.is_empty());
+        s.extract_all(&mut r);
+        assert_eq!(r.0, [(10, "f0:a".into()), (20, "f0:b".into())]);
+
+        let mut s = Sorter::default();
+        let mut r = Rec::default();
+        s.push_ftrace(10, 0, b"a");
+        assert!(s.set_full_sort(), "pushed but not handed on yet");
+        let mut s = Sorter::default();
+        s.push_ftrace(10, 0, b"a");
+        window(&mut s, &mut r);
+        window(&mut s, &mut r);
+        assert_eq!(r.0.len(), 1);
+        assert!(!s.set_full_sort() && s.mode() == SortingMode::Default);
+    }
+
+    #[test]
+    fn max_ts_is_the_latest_timestamp_pushed() {
+        // Packets without a timestamp take the latest one seen (tokenizer), so this is the
+        // largest accepted timestamp so far, in any stream; dropped negatives do not count.
+        let mut s = Sorter::default();
+        assert_eq!(s.max_ts(), 0);
+        s.push_ftrace(30, 1, b"a");
+        s.push_packet(20, 1, b"p", None);
+        s.push_ftrace(-5, 0, b"x");
+        assert_eq!(s.max_ts(), 30);
+        s.push_track_event(45, TrackEventMeta::default(), b"t");
+        assert_eq!(s.max_ts(), 45);
+    }
 }
