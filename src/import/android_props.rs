@@ -124,7 +124,7 @@ pub(crate) fn push_counter(
         ts,
         track_id,
         value,
-        arg_set_id,
+        arg_set_id: arg_set_id.into(),
     });
 }
 

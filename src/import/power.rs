@@ -376,7 +376,9 @@ mod tests {
             .iter()
             .map(|c| {
                 let name = s.opt_str(s.tracks[c.track_id as usize].name).unwrap();
-                let packet_ts = s.args.get_by_name(&s.strings, c.arg_set_id, "packet_ts");
+                let packet_ts = s
+                    .args
+                    .get_by_name(&s.strings, c.arg_set_id.get(), "packet_ts");
                 (c.ts, packet_ts.cloned(), c.value, name)
             })
             .collect();

@@ -862,7 +862,11 @@ mod tests {
         );
         let last = ctx.store.counters.last().unwrap();
         let s = &ctx.store;
-        let arg = |k| s.args.get_by_name(&s.strings, last.arg_set_id, k).cloned();
+        let arg = |k| {
+            s.args
+                .get_by_name(&s.strings, last.arg_set_id.get(), k)
+                .cloned()
+        };
         assert_eq!(arg("pages_per_slab"), Some(ArgValue::UInt(2)));
         assert_eq!(arg("num_slabs"), Some(ArgValue::UInt(3)));
         assert_eq!(unit(&ctx, "mem.slab.kmalloc-64"), Some("bytes"));

@@ -108,8 +108,8 @@ pub struct SliceThreadTimes {
 pub struct CounterRow {
     pub ts: i64,
     pub track_id: TrackId,
+    pub arg_set_id: OptId,
     pub value: f64,
-    pub arg_set_id: Option<ArgSetId>,
 }
 
 #[derive(Debug, Clone)]
@@ -463,7 +463,7 @@ mod bounds_tests {
             ts: 500,
             track_id: 0,
             value: 1.0,
-            arg_set_id: None,
+            arg_set_id: None.into(),
         });
         assert_eq!(s.bounds(), (500, 501), "one instant: end is start + 1");
         // An unfinished slice counts as its start; a finished one as its end.
@@ -503,7 +503,7 @@ mod row_size_tests {
         assert_eq!(size_of::<SchedRow>(), 32);
         // ts, dur: 16; utid, state, waker: 12; cpu, irq, io: 4.
         assert_eq!(size_of::<ThreadStateRow>(), 32);
-        // ts: 8; track: 4 (+4 padding); value: 8; arg set: 8.
-        assert_eq!(size_of::<CounterRow>(), 32);
+        // ts: 8; track, arg set: 8; value: 8.
+        assert_eq!(size_of::<CounterRow>(), 24);
     }
 }

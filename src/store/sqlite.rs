@@ -258,7 +258,7 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                     st.raw_bind_parameter(b, c.ts)?;
                     st.raw_bind_parameter(b + 1, c.track_id)?;
                     st.raw_bind_parameter(b + 2, c.value)?;
-                    st.raw_bind_parameter(b + 3, c.arg_set_id)
+                    st.raw_bind_parameter(b + 3, c.arg_set_id.get())
                 },
             )?;
         }

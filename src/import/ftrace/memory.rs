@@ -703,7 +703,7 @@ mod tests {
         );
         let inode = s
             .args
-            .get_by_name(&s.strings, s.counters[1].arg_set_id, "inode");
+            .get_by_name(&s.strings, s.counters[1].arg_set_id.get(), "inode");
         assert_eq!(inode, Some(&ArgValue::UInt(77)));
     }
 }

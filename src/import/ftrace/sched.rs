@@ -453,7 +453,7 @@ impl SchedParser {
             ts,
             track_id,
             value,
-            arg_set_id: None,
+            arg_set_id: None.into(),
         });
     }
 
