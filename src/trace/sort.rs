@@ -874,4 +874,40 @@ mod tests {
         s.push_track_event(45, TrackEventMeta::default(), b"t");
         assert_eq!(s.max_ts(), 45);
     }
+
+    #[test]
+    fn compact_sched_events_merge_with_the_other_streams() {
+        // compact_sched bundles carry switches and wakings apart from the ftrace events of
+        // the same CPU; all of them are handed on in one timestamp order.
+        let comm = StrId::from_index(0);
+        let switch = |next_pid| CompactSwitch {
+            prev_state: 0,
+            next_pid,
+            next_prio: 120,
+            next_comm: comm,
+        };
+        let waking = |pid| CompactWaking {
+            pid,
+            target_cpu: 0,
+            prio: 120,
+            comm,
+            common_flags: 0,
+        };
+        let mut s = Sorter::default();
+        s.push_ftrace(40, 0, b"x");
+        s.push_switch(30, 0, switch(100));
+        s.push_waking(20, 0, waking(200));
+        s.push_switch(10, 1, switch(300));
+        s.push_waking(50, 1, waking(400));
+        let mut r = Rec::default();
+        s.extract_all(&mut r);
+        let want = [
+            (10, "s1:300"),
+            (20, "w0:200"),
+            (30, "s0:100"),
+            (40, "f0:x"),
+            (50, "w1:400"),
+        ];
+        assert_eq!(r.0, want.map(|(t, e)| (t, e.to_string())));
+    }
 }
