@@ -258,8 +258,6 @@ pub struct Sorter {
     latest_pushed_ts: Option<i64>,
     max_ts: i64,
     pub negative_ts_dropped: u64,
-    pending: usize,
-    pub peak_pending: usize,
 }
 
 impl Default for Sorter {
@@ -280,8 +278,6 @@ impl Default for Sorter {
             latest_pushed_ts: None,
             max_ts: 0,
             negative_ts_dropped: 0,
-            pending: 0,
-            peak_pending: 0,
         }
     }
 }
@@ -315,8 +311,6 @@ impl Sorter {
         self.max_ts = self.max_ts.max(ts);
         let a = self.next_alloc;
         self.next_alloc = self.next_alloc.wrapping_add(1);
-        self.pending += 1;
-        self.peak_pending = self.peak_pending.max(self.pending);
         Some(a)
     }
 
@@ -497,7 +491,6 @@ impl Sorter {
                     })
                 }
             };
-            self.pending -= n;
             if n == 0 {
                 break;
             }
@@ -909,5 +902,27 @@ mod tests {
             (50, "w1:400"),
         ];
         assert_eq!(r.0, want.map(|(t, e)| (t, e.to_string())));
+    }
+
+    #[test]
+    fn a_window_needs_two_flushes_and_hands_on_what_came_before_the_previous_one() {
+        // trace_processor's windowed rule: a read-buffer event after at least two flushes
+        // hands on everything pushed before the previous such extraction point.
+        let mut s = Sorter::default();
+        let mut r = Rec::default();
+        let mut handed_on = Vec::new();
+        let mut flush_read = |s: &mut Sorter, r: &mut Rec| {
+            s.notify_flush();
+            s.notify_read_buffer(r);
+            handed_on.push(r.0.len());
+        };
+        s.push_ftrace(10, 0, b"a");
+        flush_read(&mut s, &mut r); // one flush: no window
+        flush_read(&mut s, &mut r); // two: a window, but nothing before its start point
+        s.push_ftrace(20, 0, b"b");
+        flush_read(&mut s, &mut r); // one flush since
+        flush_read(&mut s, &mut r); // two: "a" came before the previous point
+        assert_eq!(handed_on, [0, 0, 0, 1]);
+        assert_eq!(r.0, [(10, "f0:a".into())]);
     }
 }
