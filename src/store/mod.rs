@@ -130,7 +130,7 @@ pub struct ThreadStateRow {
     pub ts: i64,
     pub dur: i64,
     pub utid: Utid,
-    state: u32,
+    state: Option<StrId>,
     /// The waker's Running row, or (with [`WAKER_UTID`] set) only the waker's utid when it
     /// was not known to be running: one word for trace_processor's waker_utid and waker_id,
     /// as the row gives the utid.
@@ -159,7 +159,7 @@ impl ThreadStateRow {
             ts,
             dur: -1,
             utid,
-            state: state.map_or(NONE_U32, |s| s.index()),
+            state,
             waker: match waker {
                 None => NONE_U32,
                 Some((_, Some(row))) => {
@@ -177,7 +177,7 @@ impl ThreadStateRow {
         }
     }
     pub fn state(&self) -> Option<StrId> {
-        (self.state != NONE_U32).then_some(StrId::from_index(self.state))
+        self.state
     }
     /// `table` is the `thread_state` table this row belongs to (it holds the waker's row).
     pub fn waker_utid(&self, table: &[ThreadStateRow]) -> Option<Utid> {
