@@ -501,6 +501,10 @@ impl ProcessTracker {
         upid: Upid,
         assoc_main: bool,
     ) {
+        // Called for every thread lookup; almost always nothing is pending.
+        if self.pending_parent_assocs.is_empty() && self.pending_assocs.is_empty() {
+            return;
+        }
         let mut resolved = vec![utid];
         while let Some(u) = resolved.pop() {
             let mut i = 0;

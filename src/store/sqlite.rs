@@ -76,10 +76,15 @@ fn frame_slice_names(s: &Store) -> Vec<bool> {
         .collect()
 }
 
+/// Rows per INSERT statement in [`append_rows`]: one statement per row spends more time
+/// starting and resetting the statement than inserting.
+const ROWS_PER_INSERT: usize = 64;
+
 /// Inserts rows whose ids are exactly 0..n in order. The first row carries its id; the rest
 /// let SQLite assign max(id) + 1, the same number, which takes SQLite's append fast path
-/// instead of a B-tree search per row. `bind(stmt, row, first)` binds the row's columns
-/// starting at parameter index `first`.
+/// instead of a B-tree search per row. Rows go in [`ROWS_PER_INSERT`] at a time (multi-row
+/// VALUES keep their order). `bind(stmt, row, first)` binds the row's columns starting at
+/// parameter index `first`.
 fn append_rows(
     conn: &Connection,
     table: &str,
@@ -90,20 +95,38 @@ fn append_rows(
     if n == 0 {
         return Ok(());
     }
-    let marks = vec!["?"; cols.len()].join(",");
+    let row = format!("({})", vec!["?"; cols.len()].join(","));
     let mut first = conn.prepare(&format!(
-        "INSERT INTO {table}(id,{}) VALUES (?,{marks})",
-        cols.join(",")
+        "INSERT INTO {table}(id,{}) VALUES (?,{}",
+        cols.join(","),
+        &row[1..]
     ))?;
     first.raw_bind_parameter(1, 0i64)?;
     bind(&mut first, 0, 2)?;
     first.raw_execute()?;
-    let mut rest = conn.prepare(&format!(
-        "INSERT INTO {table}({}) VALUES ({marks})",
-        cols.join(",")
-    ))?;
-    for i in 1..n {
-        bind(&mut rest, i, 1)?;
+    let insert = |rows: usize| {
+        conn.prepare(&format!(
+            "INSERT INTO {table}({}) VALUES {}",
+            cols.join(","),
+            vec![row.as_str(); rows].join(",")
+        ))
+    };
+    let mut i = 1;
+    if n - i >= ROWS_PER_INSERT {
+        let mut batch = insert(ROWS_PER_INSERT)?;
+        while n - i >= ROWS_PER_INSERT {
+            for k in 0..ROWS_PER_INSERT {
+                bind(&mut batch, i + k, 1 + k * cols.len())?;
+            }
+            batch.raw_execute()?;
+            i += ROWS_PER_INSERT;
+        }
+    }
+    if i < n {
+        let mut rest = insert(n - i)?;
+        for k in 0..n - i {
+            bind(&mut rest, i + k, 1 + k * cols.len())?;
+        }
         rest.raw_execute()?;
     }
     Ok(())

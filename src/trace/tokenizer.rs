@@ -100,6 +100,8 @@ pub struct Tokenizer {
     latest_ftrace_clock_snapshot: Option<i64>,
     /// Reused buffer for ftrace events the tokenizer annotates before sorting.
     event_buf: Vec<u8>,
+    /// Reused buffer for the event ranges of one ftrace bundle.
+    bundle_events: Vec<std::ops::Range<usize>>,
     deferred: Vec<(Vec<u8>, u64)>,
     eof: bool,
     /// Problems worth telling the user about (the caller decides how).
@@ -224,6 +226,7 @@ impl Tokenizer {
             ftrace_seen_first_bundle: Vec::new(),
             latest_ftrace_clock_snapshot: None,
             event_buf: Vec::new(),
+            bundle_events: Vec::new(),
             deferred: Vec::new(),
             eof: false,
             warnings: Vec::new(),
@@ -650,7 +653,10 @@ impl Tokenizer {
         let mut ftrace_ts = None;
         let mut boot_ts = None;
         let mut compact = None;
-        let mut events: Vec<&[u8]> = Vec::new();
+        // Byte ranges of the bundle's events, in a buffer kept across bundles (a bundle holds
+        // hundreds of events; growing a new vector for each showed in profiles).
+        let mut events = std::mem::take(&mut self.bundle_events);
+        events.clear();
         let mut prev_end = None;
         let mut last_read = None;
         let mut lost = false;
@@ -665,7 +671,11 @@ impl Tokenizer {
             };
             match id {
                 1 => cpu = Some(v.as_u32()),
-                2 => events.push(v.as_bytes()),
+                2 => {
+                    let ev = v.as_bytes();
+                    let start = ev.as_ptr() as usize - data.as_ptr() as usize;
+                    events.push(start..start + ev.len());
+                }
                 3 => lost = v.as_bool(),
                 4 => compact = Some(v.as_bytes()),
                 5 => ftrace_clock = Some(v.as_u64()),
@@ -735,9 +745,10 @@ impl Tokenizer {
                 self.compact_sched(cpu, c, clock, host);
             }
         }
-        for ev in events {
-            self.ftrace_event(cpu, ev, clock, seq_id, host);
+        for ev in events.drain(..) {
+            self.ftrace_event(cpu, &data[ev], clock, seq_id, host);
         }
+        self.bundle_events = events;
         let cpu_idx = cpu as usize;
         if self.ftrace_seen_first_bundle.len() <= cpu_idx {
             self.ftrace_seen_first_bundle.resize(cpu_idx + 1, false);
