@@ -41,11 +41,13 @@ fn rows_by_process(
 ) -> HashMap<Upid, Vec<(u8, MbSlice)>> {
     let mut rows: HashMap<Upid, Vec<(u8, MbSlice)>> = HashMap::new();
     let name_of = |id: Option<crate::store::strings::StrId>| store.opt_str(id).unwrap_or("");
-    // Name tests once per distinct string, not per slice.
-    let mut kind_of_name: HashMap<u32, Option<u8>> = HashMap::new();
+    // Name tests once per distinct string (by string index), not per slice; the same for
+    // each thread's RenderThread test.
+    let mut kind_of_name: Vec<Option<Option<u8>>> = vec![None; store.strings.len()];
+    let mut render_thread: Vec<Option<bool>> = vec![None; store.threads.len()];
     for s in &store.slices {
         let Some(n) = s.name else { continue };
-        let kind = *kind_of_name.entry(n.index()).or_insert_with(|| {
+        let kind = *kind_of_name[n.index() as usize].get_or_insert_with(|| {
             let name = store.str(n);
             if sql_like("Choreographer#doFrame%", name) {
                 Some(0)
@@ -66,7 +68,8 @@ fn rows_by_process(
         let is_main = store.processes[upid as usize].pid == t.tid;
         let selected = match kind {
             0 => is_main,
-            _ => sql_like("RenderThread", name_of(t.name)),
+            _ => *render_thread[utid as usize]
+                .get_or_insert_with(|| sql_like("RenderThread", name_of(t.name))),
         };
         if selected {
             rows.entry(upid).or_default().push((

@@ -619,6 +619,35 @@ mod tests {
     }
 
     #[test]
+    fn rows_keep_their_ids_and_values_across_insert_batches() {
+        // One row, a partial batch, one full batch plus the first row, and two full
+        // batches plus a partial one.
+        for n in [1, 2, ROWS_PER_INSERT + 1, 2 * ROWS_PER_INSERT + 5] {
+            let mut s = Store::default();
+            s.counters = (0..n)
+                .map(|i| crate::store::CounterRow {
+                    ts: i as i64 * 10,
+                    track_id: 0,
+                    arg_set_id: None.into(),
+                    value: i as f64 / 2.0,
+                })
+                .collect();
+            let conn = to_connection(&s, ExportOptions::for_sql("select * from counter")).unwrap();
+            let rows: Vec<(i64, i64, f64)> = conn
+                .prepare("select id, ts, value from __intrinsic_counter order by id")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let want: Vec<(i64, i64, f64)> = (0..n)
+                .map(|i| (i as i64, i as i64 * 10, i as f64 / 2.0))
+                .collect();
+            assert_eq!(rows, want, "{n} rows");
+        }
+    }
+
+    #[test]
     fn args_are_written_and_extracted_only_when_asked_for() {
         let s = store_with_an_arg();
         let sql = "select extract_arg(arg_set_id, 'k') from slice";
