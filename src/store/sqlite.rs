@@ -623,15 +623,17 @@ mod tests {
         // One row, a partial batch, one full batch plus the first row, and two full
         // batches plus a partial one.
         for n in [1, 2, ROWS_PER_INSERT + 1, 2 * ROWS_PER_INSERT + 5] {
-            let mut s = Store::default();
-            s.counters = (0..n)
-                .map(|i| crate::store::CounterRow {
-                    ts: i as i64 * 10,
-                    track_id: 0,
-                    arg_set_id: None.into(),
-                    value: i as f64 / 2.0,
-                })
-                .collect();
+            let s = Store {
+                counters: (0..n)
+                    .map(|i| crate::store::CounterRow {
+                        ts: i as i64 * 10,
+                        track_id: 0,
+                        arg_set_id: None.into(),
+                        value: i as f64 / 2.0,
+                    })
+                    .collect(),
+                ..Default::default()
+            };
             let conn = to_connection(&s, ExportOptions::for_sql("select * from counter")).unwrap();
             let rows: Vec<(i64, i64, f64)> = conn
                 .prepare("select id, ts, value from __intrinsic_counter order by id")
