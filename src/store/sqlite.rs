@@ -95,15 +95,15 @@ fn append_rows(
     if n == 0 {
         return Ok(());
     }
-    let row = format!("({})", vec!["?"; cols.len()].join(","));
+    let marks = vec!["?"; cols.len()].join(",");
     let mut first = conn.prepare(&format!(
-        "INSERT INTO {table}(id,{}) VALUES (?,{}",
-        cols.join(","),
-        &row[1..]
+        "INSERT INTO {table}(id,{}) VALUES (?,{marks})",
+        cols.join(",")
     ))?;
     first.raw_bind_parameter(1, 0i64)?;
     bind(&mut first, 0, 2)?;
     first.raw_execute()?;
+    let row = format!("({marks})");
     let insert = |rows: usize| {
         conn.prepare(&format!(
             "INSERT INTO {table}({}) VALUES {}",
@@ -111,23 +111,23 @@ fn append_rows(
             vec![row.as_str(); rows].join(",")
         ))
     };
+    // Binds rows start.. into a statement of `rows` row groups and runs it.
+    let mut run = |st: &mut rusqlite::Statement<'_>, start: usize, rows: usize| {
+        for k in 0..rows {
+            bind(st, start + k, 1 + k * cols.len())?;
+        }
+        st.raw_execute()
+    };
     let mut i = 1;
     if n - i >= ROWS_PER_INSERT {
         let mut batch = insert(ROWS_PER_INSERT)?;
         while n - i >= ROWS_PER_INSERT {
-            for k in 0..ROWS_PER_INSERT {
-                bind(&mut batch, i + k, 1 + k * cols.len())?;
-            }
-            batch.raw_execute()?;
+            run(&mut batch, i, ROWS_PER_INSERT)?;
             i += ROWS_PER_INSERT;
         }
     }
     if i < n {
-        let mut rest = insert(n - i)?;
-        for k in 0..n - i {
-            bind(&mut rest, i + k, 1 + k * cols.len())?;
-        }
-        rest.raw_execute()?;
+        run(&mut insert(n - i)?, i, n - i)?;
     }
     Ok(())
 }

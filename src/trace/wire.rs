@@ -96,11 +96,7 @@ pub fn read_varint(buf: &[u8], pos: usize) -> Result<(u64, usize), WireError> {
 /// bits of each byte, packed together.
 #[inline]
 fn compact_varint_word(word: u64, len: u32) -> u64 {
-    let w = if len == 8 {
-        word
-    } else {
-        word & ((1u64 << (8 * len)) - 1)
-    };
+    let w = word & (u64::MAX >> (64 - 8 * len));
     let w = (w & 0x007f_007f_007f_007f) | ((w & 0x7f00_7f00_7f00_7f00) >> 1);
     let w = (w & 0x0000_3fff_0000_3fff) | ((w & 0x3fff_0000_3fff_0000) >> 2);
     (w & 0x0000_0000_0fff_ffff) | ((w & 0x0fff_ffff_0000_0000) >> 4)
