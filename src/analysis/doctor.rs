@@ -302,8 +302,8 @@ pub fn source_statuses(store: &Store) -> Vec<SourceStatus> {
                     (sections > 0, e)
                 }
                 SourceId::Sched => (
-                    !store.sched.is_empty(),
-                    plural(store.sched.len(), "sched_switch event"),
+                    store.sched_slice_count() > 0,
+                    plural(store.sched_slice_count(), "sched_switch event"),
                 ),
                 SourceId::ProcessTree => packets(f::PROCESS_TREE, "process_tree"),
                 SourceId::ClockSnapshot => packets(f::CLOCK_SNAPSHOT, "clock_snapshot"),

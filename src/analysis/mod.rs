@@ -74,7 +74,7 @@ pub fn sources(store: &Store) -> Sources {
         atrace: store.slices.iter().any(|s| thread_track(s.track_id)),
         frame_timeline: !store.frame_timeline.is_empty(),
         frame_tracer: kinds.contains("graphics_frame_event"),
-        sched: !store.sched.is_empty(),
+        sched: store.sched_slice_count() > 0,
         process_tree: store.metadata.contains_key("has_process_tree")
             || store.processes.iter().any(|p| p.cmdline.is_some()),
     }

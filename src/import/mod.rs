@@ -71,6 +71,9 @@ pub struct LoadOptions {
     pub track_events: bool,
     /// Build the `thread_state` table from sched and waking events.
     pub thread_state: bool,
+    /// Keep the `sched` table's rows. Without them only their count and extent are kept
+    /// (`Store::sched_not_kept`): analyze reads CPU occupancy from the Running thread states.
+    pub sched_rows: bool,
     /// Mirror trace_processor's `ingest_ftrace_in_raw_table` (on in trace_processor_shell and
     /// the UI, off by default in its Python API): filing an ftrace event in its raw table
     /// creates the emitting thread even when no parser uses the event. frameprobe keeps no
@@ -96,6 +99,7 @@ impl LoadOptions {
             system_counters: true,
             track_events: true,
             thread_state: true,
+            sched_rows: true,
             ftrace_raw: true,
             progress: true,
         }
@@ -435,6 +439,7 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     let mut tok = Tokenizer::new(opts.wanted());
     let mut imp = Importer::new();
     imp.ftrace.sched.skip_thread_states = !opts.thread_state;
+    imp.ftrace.sched.skip_sched_rows = !opts.sched_rows;
     imp.ftrace.raw_threads = opts.ftrace_raw;
     let mut warnings = Vec::new();
     let progress = opts.progress && std::io::stderr().is_terminal();

@@ -33,8 +33,10 @@ impl Default for QueryOptions {
 /// Loads from `trace` the tables `sql` reads. The caller shows the loader's warnings
 /// (damage after a good prefix) before [`run_query`], so they are seen even when the SQL fails.
 pub fn load_for_query(trace: &Path, sql: &str, opts: QueryOptions) -> Result<Loaded> {
+    let tables = export_options(sql);
     let load_opts = LoadOptions {
-        thread_state: export_options(sql).thread_state,
+        thread_state: tables.thread_state,
+        sched_rows: tables.sched,
         ftrace_raw: opts.ftrace_raw,
         ..LoadOptions::all()
     };

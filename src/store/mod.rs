@@ -304,6 +304,9 @@ pub struct Store {
     pub slice_thread_times: rustc_hash::FxHashMap<SliceId, SliceThreadTimes>,
     pub counters: Vec<CounterRow>,
     pub sched: Vec<SchedRow>,
+    /// The `sched` rows a command chose not to keep (`LoadOptions::sched_rows`): how many,
+    /// and their extent for `trace_bounds`.
+    pub sched_not_kept: SchedSummary,
     pub thread_states: Vec<ThreadStateRow>,
     /// `thread_state.blocked_function` by row: sched_blocked_reason names one for few rows.
     pub blocked_functions: rustc_hash::FxHashMap<u32, StrId>,
@@ -319,6 +322,26 @@ pub struct Store {
     /// First and last timestamp of the ftrace events trace_processor's raw table
     /// (`ftrace_event`) would hold; frameprobe keeps no such table, only its bounds.
     pub ftrace_event_bounds: Option<(i64, i64)>,
+}
+
+/// What is left of `sched` rows that were not kept: their count and time extent.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SchedSummary {
+    pub rows: usize,
+    /// Earliest start and latest end (or start, while unfinished).
+    pub bounds: Option<(i64, i64)>,
+}
+
+impl SchedSummary {
+    pub fn see(&mut self, ts: i64) {
+        widen(&mut self.bounds, ts);
+    }
+}
+
+/// Widens a (first, last) timestamp range to cover `ts`.
+fn widen(bounds: &mut Option<(i64, i64)>, ts: i64) {
+    let b = bounds.get_or_insert((ts, ts));
+    *b = (b.0.min(ts), b.1.max(ts));
 }
 
 impl Store {
@@ -410,6 +433,9 @@ impl Store {
         for r in &self.sched {
             see(r.ts, r.ts.saturating_add(r.dur.max(0)));
         }
+        if let Some((first, last)) = self.sched_not_kept.bounds {
+            see(first, last);
+        }
         for r in &self.counters {
             see(r.ts, r.ts);
         }
@@ -426,10 +452,14 @@ impl Store {
         }
     }
 
+    /// Context switches seen (`sched` rows, kept or not).
+    pub fn sched_slice_count(&self) -> usize {
+        self.sched.len() + self.sched_not_kept.rows
+    }
+
     /// Widens `ftrace_event_bounds` by one raw ftrace event.
     pub fn see_ftrace_event(&mut self, ts: i64) {
-        let b = self.ftrace_event_bounds.get_or_insert((ts, ts));
-        *b = (b.0.min(ts), b.1.max(ts));
+        widen(&mut self.ftrace_event_bounds, ts);
     }
 
     pub fn metadata_int(&self, key: &str) -> Option<i64> {

@@ -31,7 +31,7 @@ pub struct Ctx<'a> {
     /// Per interned name: its standardised form when it is one of Perfetto's blocking calls.
     blocking_name: OnceCell<Vec<OnceCell<Option<Rc<str>>>>>,
     flows_out: OnceCell<HashMap<SliceId, SliceId>>,
-    sched_by_cpu: OnceCell<Vec<Vec<u32>>>,
+    running_by_cpu: OnceCell<Vec<Vec<u32>>>,
     pub(super) cpu_counters: OnceCell<super::cpu::CpuCounters>,
     by_vsync: OnceCell<super::frame_slices::ByVsync>,
     /// Perfetto's boundaries of the frames inside CUJs (empty without CUJs).
@@ -58,7 +58,7 @@ impl<'a> Ctx<'a> {
             category: vec![Cell::new(0); store.strings.len()],
             blocking_name: OnceCell::new(),
             flows_out: OnceCell::new(),
-            sched_by_cpu: OnceCell::new(),
+            running_by_cpu: OnceCell::new(),
             cpu_counters: OnceCell::new(),
             by_vsync: OnceCell::new(),
             cuj_frames: Default::default(),
@@ -240,20 +240,27 @@ impl<'a> Ctx<'a> {
             .copied()
     }
 
-    /// Rows of `store.sched` per CPU, in time order.
-    pub fn sched_on_cpu(&self, cpu: u32) -> &[u32] {
-        let by_cpu = self.sched_by_cpu.get_or_init(|| {
+    /// Running rows of `store.thread_states` per CPU, in time order: what ran on each CPU
+    /// (the `sched` rows but the idle thread's, which has no states).
+    pub fn running_on_cpu(&self, cpu: u32) -> &[u32] {
+        let by_cpu = self.running_by_cpu.get_or_init(|| {
             let mut v: Vec<Vec<u32>> = Vec::new();
-            for (i, r) in self.store.sched.iter().enumerate() {
-                let c = r.cpu as usize;
+            let rows = &self.store.thread_states;
+            let Some(running) = self.store.strings.lookup("Running") else {
+                return v;
+            };
+            for (i, r) in rows.iter().enumerate() {
+                let Some(c) = r.cpu().filter(|_| r.state() == Some(running)) else {
+                    continue;
+                };
+                let c = c as usize;
                 if v.len() <= c {
                     v.resize_with(c + 1, Vec::new);
                 }
                 v[c].push(i as u32);
             }
-            let sched = &self.store.sched;
-            for rows in &mut v {
-                rows.sort_by_key(|&i| sched[i as usize].ts);
+            for on_cpu in &mut v {
+                on_cpu.sort_by_key(|&i| rows[i as usize].ts);
             }
             v
         });

@@ -121,7 +121,7 @@ pub fn detail(ctx: &Ctx<'_>, utid: Utid, pieces: &[&Piece]) -> CpuDetail {
     let counters = ctx
         .cpu_counters
         .get_or_init(|| CpuCounters::build(ctx.store));
-    let sched = &ctx.store.sched;
+    let running = &ctx.store.thread_states;
     let mut cpus: Vec<u32> = Vec::new();
     let mut by_thread: HashMap<Utid, i64> = HashMap::new();
     for p in pieces {
@@ -131,12 +131,12 @@ pub fn detail(ctx: &Ctx<'_>, utid: Utid, pieces: &[&Piece]) -> CpuDetail {
         if !cpus.contains(&cpu) {
             cpus.push(cpu);
         }
-        let rows = ctx.sched_on_cpu(cpu);
+        let rows = ctx.running_on_cpu(cpu);
         let first = rows
-            .partition_point(|&r| sched[r as usize].ts <= p.start)
+            .partition_point(|&r| running[r as usize].ts <= p.start)
             .saturating_sub(1);
         for &r in &rows[first..] {
-            let s = &sched[r as usize];
+            let s = &running[r as usize];
             if s.ts >= p.end {
                 break;
             }

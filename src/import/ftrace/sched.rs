@@ -92,6 +92,8 @@ pub struct SchedParser {
     thread_states: Option<ThreadStateTracker>,
     /// Commands that never read `thread_state` skip building it.
     pub skip_thread_states: bool,
+    /// Commands that never read `sched` count its rows instead of keeping them.
+    pub skip_sched_rows: bool,
 }
 
 /// Reads the fields of a small ftrace event into slots by field number; absent fields read
@@ -175,7 +177,14 @@ impl SchedParser {
         Some(StrId::from_index(*slot))
     }
 
-    fn open_slice(store: &mut Store, ts: i64, cpu: u32, utid: Utid, prio: i32) -> u32 {
+    /// Opens the CPU's next `sched` row; returns what the next switch closes.
+    fn open_slice(&self, store: &mut Store, ts: i64, cpu: u32, utid: Utid, prio: i32) -> u32 {
+        if self.skip_sched_rows {
+            let kept = &mut store.sched_not_kept;
+            kept.see(ts);
+            kept.rows += 1;
+            return (kept.rows - 1) as u32;
+        }
         store.sched.push(SchedRow {
             ts,
             dur: -1,
@@ -187,8 +196,11 @@ impl SchedParser {
         (store.sched.len() - 1) as u32
     }
 
-    fn close_slice(store: &mut Store, idx: u32, ts: i64, end_state: Option<StrId>) {
-        if let Some(row) = store.sched.get_mut(idx as usize) {
+    fn close_slice(&self, store: &mut Store, idx: u32, ts: i64, end_state: Option<StrId>) {
+        if self.skip_sched_rows {
+            // Events arrive sorted, so the end is the latest time the row reaches.
+            store.sched_not_kept.see(ts);
+        } else if let Some(row) = store.sched.get_mut(idx as usize) {
             row.dur = ts - row.ts;
             row.end_state = end_state;
         }
@@ -209,7 +221,7 @@ impl SchedParser {
         let pending = *self.pending_for(cpu);
         if let Some(idx) = pending.slice {
             if prev_pid == pending.last_pid {
-                Self::close_slice(store, idx, ts, end_state);
+                self.close_slice(store, idx, ts, end_state);
             } else {
                 store.stat(
                     "mismatched_sched_switch_tids",
@@ -225,7 +237,7 @@ impl SchedParser {
         ctx.procs
             .update_thread_name(store, prev_utid, prev_name, ThreadNamePriority::Ftrace);
 
-        let slice = Self::open_slice(store, ts, cpu, next_utid, next_prio);
+        let slice = self.open_slice(store, ts, cpu, next_utid, next_prio);
         *self.pending_for(cpu) = PendingSched {
             slice: Some(slice),
             last_pid: next_pid,
@@ -271,13 +283,13 @@ impl SchedParser {
         };
         let end_state = self.end_state(store, e.prev_state);
         if let Some(idx) = pending.slice {
-            Self::close_slice(store, idx, ts, end_state);
+            self.close_slice(store, idx, ts, end_state);
         }
         // Like trace_processor, a raw-only switch leaves the pending slot as it was.
         let slice = if raw_only {
             pending.slice
         } else {
-            Some(Self::open_slice(store, ts, cpu, next_utid, e.next_prio))
+            Some(self.open_slice(store, ts, cpu, next_utid, e.next_prio))
         };
         *self.pending_for(cpu) = PendingSched {
             slice,
@@ -565,6 +577,44 @@ mod tests {
         // The last slice on each CPU stays open.
         assert_eq!((s[1].dur, end_state(&ctx, 1)), (-1, None));
         assert_eq!((s[2].dur, end_state(&ctx, 2)), (-1, None));
+    }
+
+    #[test]
+    fn sched_rows_not_kept_leave_their_count_bounds_and_thread_states() {
+        let run = |skip_sched_rows: bool| {
+            let mut ctx = Ctx::new();
+            let mut p = SchedParser {
+                skip_sched_rows,
+                ..Default::default()
+            };
+            p.sched_switch(&mut ctx, 10, 0, &switch(("a", 1, 0), ("b", 2)));
+            p.sched_switch(&mut ctx, 25, 0, &switch(("b", 2, 1), ("a", 1)));
+            p.sched_switch(&mut ctx, 40, 0, &switch(("a", 1, 1), ("c", 3)));
+            // A mismatched switch leaves its row open; the row after it counts too.
+            p.sched_switch(&mut ctx, 55, 1, &switch(("x", 9, 0), ("d", 4)));
+            p.sched_switch(&mut ctx, 90, 1, &switch(("y", 8, 0), ("e", 5)));
+            // The trace's last time is where a raw-only compact switch closes a row.
+            for (ts, pid, raw_only) in [(100, 6, false), (110, 7, false), (120, 6, true)] {
+                let e = compact(&mut ctx, 1, pid, "t");
+                p.compact_switch(&mut ctx, ts, 2, &e, raw_only);
+            }
+            let states: Vec<_> = ctx
+                .store
+                .thread_states
+                .iter()
+                .map(|r| (r.ts, r.dur, r.utid, r.state(), r.cpu()))
+                .collect();
+            let s = &ctx.store;
+            (s.sched.len(), s.sched_slice_count(), s.bounds(), states)
+        };
+        let (kept_rows, kept_count, kept_bounds, kept_states) = run(false);
+        let (rows, count, bounds, states) = run(true);
+        assert_eq!((kept_rows, kept_count), (6, 6));
+        assert_eq!((rows, count), (0, 6));
+        assert_eq!(bounds, kept_bounds);
+        assert_eq!(bounds, (10, 120));
+        assert_eq!(states, kept_states);
+        assert!(!states.is_empty());
     }
 
     #[test]
