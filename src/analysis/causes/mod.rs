@@ -400,12 +400,12 @@ fn link_of<'p>(
         return link;
     };
     match category {
-        Category::Binder => link.binder = slice.map(|s| binder::detail(ctx, s)),
+        Category::Binder => link.binder = slice.map(|s| Box::new(binder::detail(ctx, s))),
         Category::MonitorContention | Category::ArtLockContention => {
-            link.lock = slice.map(|s| locks::detail(ctx, utid, s))
+            link.lock = slice.map(|s| Box::new(locks::detail(ctx, utid, s)))
         }
-        Category::GcWait => link.gc = slice.map(|s| gc::detail(ctx, utid, s)),
-        Category::CpuContention => link.cpu = Some(cpu::detail(ctx, utid, ps)),
+        Category::GcWait => link.gc = slice.map(|s| Box::new(gc::detail(ctx, utid, s))),
+        Category::CpuContention => link.cpu = Some(Box::new(cpu::detail(ctx, utid, ps))),
         Category::Io => link.io = Some(io::detail(ctx, ps)),
         Category::SleepingSelf => link.woken_by = Some(wakeups::woken_by(ctx, utid, ps)),
         Category::WaitForRenderThread => {

@@ -36,14 +36,14 @@ pub fn after_render_thread(frame: &Frame, has_frame_slices: bool, start: i64, en
         } else {
             "no doFrame or DrawFrame for this frame: the whole window".to_string()
         },
-        gpu: Some(GpuDetail {
+        gpu: Some(Box::new(GpuDetail {
             gpu_ms: b.and_then(|b| phase_ms(b.gpu)),
             surfaceflinger_ms: b.and_then(|b| phase_ms(b.sf)),
             display_jank_tag: frame
                 .timeline
                 .as_ref()
                 .and_then(|t| t.display.as_ref().map(|d| d.jank_tag.clone())),
-        }),
+        })),
         ..Default::default()
     }
 }
