@@ -10,6 +10,7 @@ pub mod frame_model;
 pub mod frame_timing;
 pub mod frames;
 pub mod glob;
+pub mod grouped;
 pub mod hwui;
 pub mod index;
 pub mod interactions;

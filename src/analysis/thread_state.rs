@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use super::grouped::Grouped;
 use crate::store::{Store, Utid};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -50,14 +51,6 @@ impl StateSplit {
     }
 }
 
-fn push_row(by_utid: &mut Vec<Vec<u32>>, utid: Utid, row: usize) {
-    let u = utid as usize;
-    if by_utid.len() <= u {
-        by_utid.resize_with(u + 1, Vec::new);
-    }
-    by_utid[u].push(row as u32);
-}
-
 /// One thread state row clipped to an interval.
 #[derive(Debug, Clone, Copy)]
 pub struct StateSpan {
@@ -70,47 +63,43 @@ pub struct StateSpan {
 
 pub struct ThreadStateIndex<'a> {
     store: &'a Store,
-    /// Each thread's rows (indexed by utid), in timestamp order (the tracker appends them
+    /// Each thread's rows (grouped by utid), in timestamp order (the tracker appends them
     /// in event order).
-    by_utid: Vec<Vec<u32>>,
+    by_utid: Grouped,
 }
 
 impl<'a> ThreadStateIndex<'a> {
     /// Indexes the states of the given threads only.
     pub fn new(store: &'a Store, utids: &HashSet<Utid>) -> Self {
-        let mut by_utid: Vec<Vec<u32>> = Vec::new();
-        for (i, r) in store.thread_states.iter().enumerate() {
-            if utids.contains(&r.utid) {
-                push_row(&mut by_utid, r.utid, i);
-            }
-        }
-        ThreadStateIndex { store, by_utid }
+        Self::of(store, |u| utids.contains(&u))
     }
 
     /// Indexes the states of every thread.
     pub fn all(store: &'a Store) -> Self {
-        let mut by_utid: Vec<Vec<u32>> = Vec::new();
-        by_utid.resize_with(store.threads.len(), Vec::new);
-        for (i, r) in store.thread_states.iter().enumerate() {
-            push_row(&mut by_utid, r.utid, i);
-        }
+        Self::of(store, |_| true)
+    }
+
+    fn of(store: &'a Store, wanted: impl Fn(Utid) -> bool) -> Self {
+        let by_utid = Grouped::new(|| {
+            store
+                .thread_states
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| wanted(r.utid))
+                .map(|(i, r)| (r.utid as usize, i as u32))
+        });
         ThreadStateIndex { store, by_utid }
     }
 
     /// Whether the trace has any state for `utid`.
     pub fn has(&self, utid: Utid) -> bool {
-        self.by_utid
-            .get(utid as usize)
-            .is_some_and(|v| !v.is_empty())
+        !self.by_utid.get(utid as usize).is_empty()
     }
 
     /// The rows of `utid` overlapping [start, end), clipped to it, in time order; gaps
     /// between them are time the trace does not cover.
     pub fn spans(&self, utid: Utid, start: i64, end: i64) -> impl Iterator<Item = StateSpan> + '_ {
-        let rows: &[u32] = self
-            .by_utid
-            .get(utid as usize)
-            .map_or(&[], |v| v.as_slice());
+        let rows = self.by_utid.get(utid as usize);
         let s = &self.store.thread_states;
         // The row in effect at `start`: the last one that began at or before it.
         let first = rows

@@ -6,6 +6,7 @@ use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::super::grouped::Grouped;
 use super::super::index::Index;
 use super::super::thread_state::ThreadStateIndex;
 use super::categories::{is_perfetto_blocking_call, rule_at, rule_index, Category};
@@ -13,10 +14,11 @@ use super::model::ThreadRef;
 use crate::analysis::slice_name::standardize;
 use crate::store::{SliceId, Store, TrackScope, Upid, Utid};
 
-/// One thread's slices per track, each list in (ts, depth) order.
-#[derive(Default)]
+/// The slices of thread tracks: per track in (ts, depth) order, and each thread's tracks in
+/// the order their first slices were imported.
 pub struct ThreadSlices {
-    tracks: Vec<(u32, Vec<SliceId>)>,
+    by_track: Grouped,
+    tracks_of: Vec<Vec<u32>>,
 }
 
 pub struct Ctx<'a> {
@@ -24,14 +26,14 @@ pub struct Ctx<'a> {
     pub idx: &'a Index<'a>,
     pub states: &'a ThreadStateIndex<'a>,
     utid_of_track: Vec<Option<Utid>>,
-    slices: OnceCell<Vec<ThreadSlices>>,
+    slices: OnceCell<ThreadSlices>,
     /// Per interned string, computed on first use: 0 not yet, 1 no rule, 2 + the rule index
     /// ([`rule_index`]).
     category: Vec<Cell<u16>>,
     /// Per interned name: its standardised form when it is one of Perfetto's blocking calls.
     blocking_name: OnceCell<Vec<OnceCell<Option<Rc<str>>>>>,
     flows_out: OnceCell<HashMap<SliceId, SliceId>>,
-    running_by_cpu: OnceCell<Vec<Vec<u32>>>,
+    running_by_cpu: OnceCell<Grouped>,
     pub(super) cpu_counters: OnceCell<super::cpu::CpuCounters>,
     by_vsync: OnceCell<super::frame_slices::ByVsync>,
     /// Perfetto's boundaries of the frames inside CUJs (empty without CUJs).
@@ -76,41 +78,34 @@ impl<'a> Ctx<'a> {
         self.utid_of_track.get(t).copied().flatten()
     }
 
-    fn thread_slices(&self) -> &[ThreadSlices] {
+    fn thread_slices(&self) -> &ThreadSlices {
         self.slices.get_or_init(|| {
-            let mut out: Vec<ThreadSlices> = Vec::new();
-            out.resize_with(self.store.threads.len(), Default::default);
-            for (i, s) in self.store.slices.iter().enumerate() {
-                let Some(u) = self
-                    .utid_of_track
-                    .get(s.track_id as usize)
-                    .copied()
-                    .flatten()
-                else {
+            let slices = &self.store.slices;
+            let utid_of = |track: u32| self.utid_of_track.get(track as usize).copied().flatten();
+            let mut by_track = Grouped::new(|| {
+                slices
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| utid_of(s.track_id).is_some())
+                    .map(|(i, s)| (s.track_id as usize, i as SliceId))
+            });
+            // Import order is time order per track, but for slices completed out of order
+            // (unmatched ends).
+            by_track.sort_each_by_key(|i| (slices[i as usize].ts, slices[i as usize].depth));
+            let mut tracks_of: Vec<Vec<u32>> = vec![Vec::new(); self.store.threads.len()];
+            let mut seen = vec![false; self.store.tracks.len()];
+            for s in slices {
+                let Some(u) = utid_of(s.track_id) else {
                     continue;
                 };
-                let tracks = &mut out[u as usize].tracks;
-                let k = match tracks.iter().position(|t| t.0 == s.track_id) {
-                    Some(k) => k,
-                    None => {
-                        tracks.push((s.track_id, Vec::new()));
-                        tracks.len() - 1
-                    }
-                };
-                tracks[k].1.push(i as SliceId);
-            }
-            let slices = &self.store.slices;
-            let key = |i: &SliceId| (slices[*i as usize].ts, slices[*i as usize].depth);
-            for t in &mut out {
-                for (_, v) in &mut t.tracks {
-                    // Import order is time order per track, but for slices completed out of
-                    // order (unmatched ends).
-                    if !v.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
-                        v.sort_by_key(key);
-                    }
+                if !std::mem::replace(&mut seen[s.track_id as usize], true) {
+                    tracks_of[u as usize].push(s.track_id);
                 }
             }
-            out
+            ThreadSlices {
+                by_track,
+                tracks_of,
+            }
         })
     }
 
@@ -132,12 +127,14 @@ impl<'a> Ctx<'a> {
 
     /// The thread's slices overlapping [start, end), in (ts, depth) order.
     pub fn slices_overlapping(&self, utid: Utid, start: i64, end: i64) -> Vec<SliceId> {
-        let Some(t) = self.thread_slices().get(utid as usize) else {
+        let all = self.thread_slices();
+        let Some(tracks) = all.tracks_of.get(utid as usize) else {
             return Vec::new();
         };
         let slices = &self.store.slices;
         let mut out = Vec::new();
-        for (_, v) in &t.tracks {
+        for &track in tracks {
+            let v = all.by_track.get(track as usize);
             let k = v.partition_point(|&i| slices[i as usize].ts < start);
             // Slices of a track nest: those open at `start` are the latest one to begin
             // before it and its ancestors, where they reach past `start`.
@@ -157,7 +154,7 @@ impl<'a> Ctx<'a> {
                     .copied(),
             );
         }
-        if t.tracks.len() > 1 {
+        if tracks.len() > 1 {
             out.sort_by_key(|&i| (slices[i as usize].ts, slices[i as usize].depth));
         }
         out
@@ -243,27 +240,21 @@ impl<'a> Ctx<'a> {
     /// Running rows of `store.thread_states` per CPU, in time order: what ran on each CPU
     /// (the `sched` rows but the idle thread's, which has no states).
     pub fn running_on_cpu(&self, cpu: u32) -> &[u32] {
-        let by_cpu = self.running_by_cpu.get_or_init(|| {
-            let mut v: Vec<Vec<u32>> = Vec::new();
-            let rows = &self.store.thread_states;
-            let Some(running) = self.store.strings.lookup("Running") else {
-                return v;
-            };
-            for (i, r) in rows.iter().enumerate() {
-                let Some(c) = r.cpu().filter(|_| r.state() == Some(running)) else {
-                    continue;
+        self.running_by_cpu
+            .get_or_init(|| {
+                let rows = &self.store.thread_states;
+                let Some(running) = self.store.strings.lookup("Running") else {
+                    return Grouped::default();
                 };
-                let c = c as usize;
-                if v.len() <= c {
-                    v.resize_with(c + 1, Vec::new);
-                }
-                v[c].push(i as u32);
-            }
-            for on_cpu in &mut v {
-                on_cpu.sort_by_key(|&i| rows[i as usize].ts);
-            }
-            v
-        });
-        by_cpu.get(cpu as usize).map_or(&[], |v| v.as_slice())
+                let mut by_cpu = Grouped::new(|| {
+                    rows.iter().enumerate().filter_map(move |(i, r)| {
+                        let c = r.cpu().filter(|_| r.state() == Some(running))?;
+                        Some((c as usize, i as u32))
+                    })
+                });
+                by_cpu.sort_each_by_key(|i| rows[i as usize].ts);
+                by_cpu
+            })
+            .get(cpu as usize)
     }
 }
