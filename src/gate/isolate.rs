@@ -63,8 +63,10 @@ pub fn each_isolated_streaming<I: Sync, T: Send>(
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel();
+    let workers = jobs.max(1).min(items.len().max(1));
+    super::malloc_arenas::for_workers(workers);
     std::thread::scope(|s| {
-        for _ in 0..jobs.max(1).min(items.len().max(1)) {
+        for _ in 0..workers {
             let tx = tx.clone();
             let (next, stop, f) = (&next, &stop, &f);
             let work = move || loop {
