@@ -187,6 +187,23 @@ fn page_has_timeline_histogram_summary_and_worst_frames() {
     }
     // The legend names the colours that are used.
     assert!(html.contains("<i style=\"background:#e53935\"></i>Self Jank"));
+    // and counts every bar under its colour: the timeline's legend adds up to its frames.
+    let legend = html
+        .split_once("200 frames; bar height")
+        .and_then(|(_, after)| after.split("<div class=\"legend\">").nth(1))
+        .and_then(|l| l.split("</div>").next())
+        .expect("the timeline has a legend");
+    let counted: u64 = legend
+        .split("</span>")
+        .filter_map(|item| {
+            item.rsplit_once(" (")?
+                .1
+                .strip_suffix(')')?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
+    assert_eq!(counted, 200, "legend {legend}");
 }
 
 #[test]

@@ -246,7 +246,7 @@ fn layer_section(o: &mut String, p: &ProcessReport, l: &LayerSummary) {
     // Legend: the styles present, in a fixed order, with their counts.
     let mut present: Vec<(&str, String)> = Vec::new();
     for st in svg::ALL_TAGS {
-        let n = bars.iter().filter(|b| std::ptr::eq(b.style, st)).count();
+        let n = bars.iter().filter(|b| b.style == st).count();
         if n > 0 {
             present.push((st.colour, format!("{} ({n})", st.label)));
         }
