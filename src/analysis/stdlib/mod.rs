@@ -21,7 +21,7 @@ pub struct Module {
 }
 
 /// Every module frameprobe provides.
-pub const MODULES: &[Module] = &[
+pub static MODULES: &[Module] = &[
     Module {
         provides: &[
             "android.frames.timeline",
