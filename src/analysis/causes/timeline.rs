@@ -94,17 +94,25 @@ pub fn attribute(
     cuts.dedup();
 
     let cats: Vec<_> = slices.iter().map(|&s| ctx.category_of(s)).collect();
+    let ends: Vec<i64> = slices.iter().map(|&s| ctx.end_of(s)).collect();
     let mut out: Vec<Piece> = Vec::new();
-    // Indices into `slices` of the slices open at the current cut, outermost first.
+    // Indices into `slices` of the slices open at the current cut, outermost first, and the
+    // earliest of their ends: unfinished slices stay open to the end, so most cuts close
+    // none and skip the scan.
     let mut open: Vec<usize> = Vec::new();
+    let mut open_until = i64::MAX;
     let mut next_slice = 0;
     let mut st = 0;
     for w in cuts.windows(2) {
         let (a, b) = (w[0], w[1]);
-        open.retain(|&k| ctx.end_of(slices[k]) > a);
+        if open_until <= a {
+            open.retain(|&k| ends[k] > a);
+            open_until = open.iter().map(|&k| ends[k]).min().unwrap_or(i64::MAX);
+        }
         while next_slice < slices.len() && ctx.store.slices[slices[next_slice] as usize].ts <= a {
-            if ctx.end_of(slices[next_slice]) > a {
+            if ends[next_slice] > a {
                 open.push(next_slice);
+                open_until = open_until.min(ends[next_slice]);
             }
             next_slice += 1;
         }

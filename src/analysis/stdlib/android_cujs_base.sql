@@ -101,7 +101,7 @@ FROM _all_frames_in_cuj
 GROUP BY frame_id, cuj_id;
 
 CREATE TABLE IF NOT EXISTS _android_jank_cuj_do_frames AS
-WITH do_frame_slice_with_end_ts AS (
+WITH do_frame_slice_with_end_ts AS MATERIALIZED (
   SELECT slice.id, frame_id AS vsync, do_frame.ts, upid, slice.ts + slice.dur AS ts_end,
     slice.track_id
   FROM android_frames_choreographer_do_frame AS do_frame
