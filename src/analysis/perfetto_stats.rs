@@ -52,9 +52,6 @@ pub fn frame_db(store: &Store) -> Result<Connection> {
         args: false,
     };
     let conn = to_connection(store, opts)?;
-    // The CUJ tables join every CUJ with the slices inside it by time: without an index,
-    // one scan of the slices per CUJ, which grows with the square of the trace.
-    conn.execute_batch("CREATE INDEX __frame_db_slice_ts ON __intrinsic_slice(ts)")?;
     super::stdlib::ensure_frames_module(&conn)?;
     Ok(conn)
 }

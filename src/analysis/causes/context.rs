@@ -89,19 +89,21 @@ impl<'a> Ctx<'a> {
                     .filter(|(_, s)| utid_of(s.track_id).is_some())
                     .map(|(i, s)| (s.track_id as usize, i as SliceId))
             });
+            // A thread's tracks in the order of their first slices: a group's first row,
+            // while the groups are still in import order.
+            let mut firsts: Vec<(SliceId, u32)> = (0..self.store.tracks.len() as u32)
+                .filter_map(|t| Some((*by_track.get(t as usize).first()?, t)))
+                .collect();
+            firsts.sort_unstable();
+            let mut tracks_of: Vec<Vec<u32>> = vec![Vec::new(); self.store.threads.len()];
+            for (_, t) in firsts {
+                if let Some(u) = utid_of(t) {
+                    tracks_of[u as usize].push(t);
+                }
+            }
             // Import order is time order per track, but for slices completed out of order
             // (unmatched ends).
             by_track.sort_each_by_key(|i| (slices[i as usize].ts, slices[i as usize].depth));
-            let mut tracks_of: Vec<Vec<u32>> = vec![Vec::new(); self.store.threads.len()];
-            let mut seen = vec![false; self.store.tracks.len()];
-            for s in slices {
-                let Some(u) = utid_of(s.track_id) else {
-                    continue;
-                };
-                if !std::mem::replace(&mut seen[s.track_id as usize], true) {
-                    tracks_of[u as usize].push(s.track_id);
-                }
-            }
             ThreadSlices {
                 by_track,
                 tracks_of,

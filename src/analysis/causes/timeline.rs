@@ -77,14 +77,14 @@ pub fn attribute(
     let slices = ctx.slices_overlapping(utid, start, end);
     let states: Vec<_> = ctx.states.spans(utid, start, end).collect();
     let has_states = ctx.states.has(utid);
+    let ends: Vec<i64> = slices.iter().map(|&s| ctx.end_of(s)).collect();
     // Boundaries: the interval, slice starts and ends, state changes.
     let mut cuts: Vec<i64> = Vec::with_capacity(2 + 2 * slices.len() + 2 * states.len());
     cuts.push(start);
     cuts.push(end);
-    for &s in &slices {
-        let r = &ctx.store.slices[s as usize];
-        cuts.push(r.ts.max(start));
-        cuts.push(ctx.end_of(s).min(end));
+    for (&s, &e) in slices.iter().zip(&ends) {
+        cuts.push(ctx.store.slices[s as usize].ts.max(start));
+        cuts.push(e.min(end));
     }
     for sp in &states {
         cuts.push(sp.start);
@@ -94,7 +94,6 @@ pub fn attribute(
     cuts.dedup();
 
     let cats: Vec<_> = slices.iter().map(|&s| ctx.category_of(s)).collect();
-    let ends: Vec<i64> = slices.iter().map(|&s| ctx.end_of(s)).collect();
     let mut out: Vec<Piece> = Vec::new();
     // Indices into `slices` of the slices open at the current cut, outermost first, and the
     // earliest of their ends: unfinished slices stay open to the end, so most cuts close

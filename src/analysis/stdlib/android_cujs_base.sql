@@ -7,6 +7,10 @@
 -- FT#end / FT#cancel markers, the FrameTracker values; cancelled CUJs, and those without state
 -- markers shorter than 4 ms, left out). Not provided: android_jank_cuj_layer_name.
 
+-- (frameprobe) The CUJ markers join every CUJ with the slices inside it by time: without
+-- this index, one scan of all slices per CUJ, which grows with the square of the trace.
+CREATE INDEX IF NOT EXISTS __slice_ts ON __intrinsic_slice(ts);
+
 CREATE TABLE IF NOT EXISTS _jank_cujs_slices AS
 SELECT
   row_number() OVER (ORDER BY ts, slice.id) AS cuj_id,
