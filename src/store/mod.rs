@@ -9,6 +9,7 @@ pub mod read_only;
 pub mod slices;
 pub mod sqlite;
 pub mod strings;
+pub mod thread_states;
 pub mod trace_info;
 pub mod track_compressor;
 pub mod tracks;
@@ -18,6 +19,7 @@ use std::collections::BTreeMap;
 use args::{ArgSetId, ArgTable};
 pub use opt_id::OptId;
 use strings::{StrId, StringPool};
+pub use thread_states::{ThreadStateRow, ThreadStates};
 
 pub type Upid = u32;
 pub type Utid = u32;
@@ -120,88 +122,6 @@ pub struct SchedRow {
     pub utid: Utid,
     pub end_state: Option<StrId>,
     pub priority: i32,
-}
-
-/// A row of `thread_state`: one scheduling state of a thread ("Running", "R", "S", ...).
-/// Optional columns are packed with sentinels (there can be tens of millions of rows);
-/// read them through the accessors.
-#[derive(Debug, Clone)]
-pub struct ThreadStateRow {
-    pub ts: i64,
-    pub dur: i64,
-    pub utid: Utid,
-    state: Option<StrId>,
-    /// The waker's Running row, or (with [`WAKER_UTID`] set) only the waker's utid when it
-    /// was not known to be running: one word for trace_processor's waker_utid and waker_id,
-    /// as the row gives the utid.
-    waker: u32,
-    cpu: u16,
-    irq_context: u8,
-    io_wait: u8,
-}
-
-const NONE_U32: u32 = u32::MAX;
-/// Marks a `waker` that holds a utid rather than a row: neither reaches 2^31.
-const WAKER_UTID: u32 = 1 << 31;
-
-impl ThreadStateRow {
-    /// `state` is `None` when the kernel's prev_state could not be decoded; `waker_id` is
-    /// the row (of this table) of the waker's Running state.
-    pub fn new(
-        ts: i64,
-        utid: Utid,
-        state: Option<StrId>,
-        cpu: Option<u16>,
-        waker: Option<(Utid, Option<u32>)>,
-        irq_context: Option<bool>,
-    ) -> Self {
-        ThreadStateRow {
-            ts,
-            dur: -1,
-            utid,
-            state,
-            waker: match waker {
-                None => NONE_U32,
-                Some((_, Some(row))) => {
-                    debug_assert!(row < WAKER_UTID, "thread_state row {row} too large");
-                    row
-                }
-                Some((utid, None)) => {
-                    debug_assert!(utid < WAKER_UTID - 1, "utid {utid} too large");
-                    utid | WAKER_UTID
-                }
-            },
-            cpu: cpu.unwrap_or(u16::MAX),
-            irq_context: irq_context.map_or(u8::MAX, u8::from),
-            io_wait: u8::MAX,
-        }
-    }
-    pub fn state(&self) -> Option<StrId> {
-        self.state
-    }
-    /// `table` is the `thread_state` table this row belongs to (it holds the waker's row).
-    pub fn waker_utid(&self, table: &[ThreadStateRow]) -> Option<Utid> {
-        match self.waker_id() {
-            Some(row) => Some(table[row as usize].utid),
-            None => (self.waker != NONE_U32).then_some(self.waker & !WAKER_UTID),
-        }
-    }
-    pub fn waker_id(&self) -> Option<u32> {
-        (self.waker & WAKER_UTID == 0).then_some(self.waker)
-    }
-    pub fn cpu(&self) -> Option<u16> {
-        (self.cpu != u16::MAX).then_some(self.cpu)
-    }
-    pub fn irq_context(&self) -> Option<u8> {
-        (self.irq_context != u8::MAX).then_some(self.irq_context)
-    }
-    /// From sched_blocked_reason: whether a blocked state waited for I/O.
-    pub fn io_wait(&self) -> Option<bool> {
-        (self.io_wait != u8::MAX).then_some(self.io_wait != 0)
-    }
-    pub fn set_io_wait(&mut self, io_wait: bool) {
-        self.io_wait = u8::from(io_wait);
-    }
 }
 
 /// A sched_waking of a thread that was already running or runnable, which changes no
@@ -307,7 +227,7 @@ pub struct Store {
     /// The `sched` rows a command chose not to keep (`LoadOptions::sched_rows`): how many,
     /// and their extent for `trace_bounds`.
     pub sched_not_kept: SchedSummary,
-    pub thread_states: Vec<ThreadStateRow>,
+    pub thread_states: ThreadStates,
     /// `thread_state.blocked_function` by row: sched_blocked_reason names one for few rows.
     pub blocked_functions: rustc_hash::FxHashMap<u32, StrId>,
     pub spurious_wakeups: Vec<SpuriousWakeupRow>,
@@ -442,7 +362,7 @@ impl Store {
         for r in &self.slices {
             see(r.ts, r.ts.saturating_add(r.dur.max(0)));
         }
-        for r in &self.thread_states {
+        for r in self.thread_states.iter() {
             see(r.ts, r.ts.saturating_add(r.dur.max(0)));
         }
         match (lo, hi) {
@@ -502,7 +422,7 @@ mod bounds_tests {
         assert_eq!(s.bounds(), (300, 650));
         // A thread state still open at the end counts as its start, a closed one as its end.
         let mut open = ThreadStateRow::new(200, 1, None, None, None, None);
-        s.thread_states.push(open.clone());
+        s.thread_states.push(open);
         open.ts = 600;
         open.dur = 100;
         s.thread_states.push(open);
@@ -531,8 +451,7 @@ mod row_size_tests {
         assert_eq!(size_of::<SliceRow>(), 40);
         // ts, dur: 16; cpu, utid, end_state, priority: 16.
         assert_eq!(size_of::<SchedRow>(), 32);
-        // ts, dur: 16; utid, state, waker: 12; cpu, irq, io: 4.
-        assert_eq!(size_of::<ThreadStateRow>(), 32);
+        // Thread states are packed further in `thread_states` (24 bytes, tested there).
         // ts: 8; track, arg set: 8; value: 8.
         assert_eq!(size_of::<CounterRow>(), 24);
     }

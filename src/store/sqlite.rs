@@ -355,7 +355,7 @@ fn write_thread_states(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
         &cols,
         s.thread_states.len(),
         |st, i, b| {
-            let r = &s.thread_states[i];
+            let r = s.thread_states.row(i);
             st.raw_bind_parameter(b, r.ts)?;
             st.raw_bind_parameter(b + 1, r.dur)?;
             st.raw_bind_parameter(b + 2, r.utid)?;

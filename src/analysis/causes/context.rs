@@ -254,7 +254,7 @@ impl<'a> Ctx<'a> {
                         Some((c as usize, i as u32))
                     })
                 });
-                by_cpu.sort_each_by_key(|i| rows[i as usize].ts);
+                by_cpu.sort_each_by_key(|i| rows.ts(i as usize));
                 by_cpu
             })
             .get(cpu as usize)

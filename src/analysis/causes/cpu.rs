@@ -113,7 +113,7 @@ fn cpu_waited_for(ctx: &Ctx<'_>, utid: Utid, p: &Piece) -> Option<u32> {
         .find(|s| s.kind == State::Running);
     next.map(|s| s.row)
         .or(p.state_row)
-        .and_then(|r| ctx.store.thread_states[r as usize].cpu())
+        .and_then(|r| ctx.store.thread_states.row(r as usize).cpu())
         .map(u32::from)
 }
 
@@ -133,10 +133,10 @@ pub fn detail(ctx: &Ctx<'_>, utid: Utid, pieces: &[&Piece]) -> CpuDetail {
         }
         let rows = ctx.running_on_cpu(cpu);
         let first = rows
-            .partition_point(|&r| running[r as usize].ts <= p.start)
+            .partition_point(|&r| running.ts(r as usize) <= p.start)
             .saturating_sub(1);
         for &r in &rows[first..] {
-            let s = &running[r as usize];
+            let s = running.row(r as usize);
             if s.ts >= p.end {
                 break;
             }

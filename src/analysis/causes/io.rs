@@ -16,7 +16,7 @@ pub fn detail(ctx: &Ctx<'_>, pieces: &[&Piece]) -> IoDetail {
     let mut io_wait = 0;
     let mut by_fn: HashMap<&str, i64> = HashMap::new();
     for p in pieces {
-        let Some((row, r)) = p.state_row.map(|r| (r, &rows[r as usize])) else {
+        let Some((row, r)) = p.state_row.map(|r| (r, rows.row(r as usize))) else {
             continue;
         };
         let d = p.end - p.start;

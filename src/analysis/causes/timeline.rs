@@ -40,13 +40,14 @@ pub const RULE_WOKEN_BY_RT: &str =
 
 /// The thread whose wakeup ended the state `row` of `utid` (the waker of the next state).
 pub fn waker_of(ctx: &Ctx<'_>, utid: Utid, row: u32) -> Option<Utid> {
-    let r = &ctx.store.thread_states[row as usize];
+    let r = ctx.store.thread_states.row(row as usize);
     if r.dur < 0 {
         return None;
     }
     let end = r.ts + r.dur;
     let next = ctx.states.spans(utid, end, end + 1).next()?;
-    ctx.store.thread_states[next.row as usize].waker_utid(&ctx.store.thread_states)
+    let states = &ctx.store.thread_states;
+    states.row(next.row as usize).waker_utid(states)
 }
 
 /// How the lane treats time that no slice explains and the thread spends asleep.
@@ -371,9 +372,9 @@ mod tests {
         );
         let f = s.intern("filemap_fault");
         let g = s.intern("do_page_fault");
-        s.thread_states[0].set_io_wait(true);
+        s.thread_states.set_io_wait(0, true);
         s.blocked_functions.insert(0, f);
-        s.thread_states[1].set_io_wait(false);
+        s.thread_states.set_io_wait(1, false);
         s.blocked_functions.insert(1, g);
         let idx = Index::new(&s);
         let states = ThreadStateIndex::all(&s);

@@ -60,8 +60,9 @@ impl ThreadStateTracker {
         if data_loss {
             return;
         }
-        if let Some(row) = store.thread_states.get_mut(last as usize) {
-            row.dur = ts - row.ts;
+        let states = &mut store.thread_states;
+        if (last as usize) < states.len() {
+            states.set_dur(last as usize, ts - states.ts(last as usize));
         }
     }
 
@@ -84,7 +85,7 @@ impl ThreadStateTracker {
         // A waker that is not running (trace start, data loss) gives no waker state.
         let waker_id = waker
             .and_then(|w| self.last(w))
-            .filter(|&r| store.thread_states[r as usize].state() == Some(self.running));
+            .filter(|&r| store.thread_states.state(r as usize) == Some(self.running));
         let row = store.thread_states.len() as u32;
         store.thread_states.push(ThreadStateRow::new(
             ts,
@@ -122,7 +123,7 @@ impl ThreadStateTracker {
         // A prev thread whose last state is not Running means lost events: leave it open.
         let data_loss = self
             .last(prev)
-            .is_some_and(|r| store.thread_states[r as usize].state() != Some(self.running));
+            .is_some_and(|r| store.thread_states.state(r as usize) != Some(self.running));
         self.close(store, ts, prev, data_loss);
         self.open(store, ts, prev, prev_state, None, None, None);
         // The next thread may still look Running elsewhere (forced migration): cut it here.
@@ -145,7 +146,7 @@ impl ThreadStateTracker {
             self.open(store, ts, utid, runnable, None, Some(waker), common_flags);
             return;
         };
-        if !self.is_blocked(store.thread_states[last as usize].state()) {
+        if !self.is_blocked(store.thread_states.state(last as usize)) {
             // Already running or runnable: no new state, but the wakeup is kept apart.
             store.spurious_wakeups.push(SpuriousWakeupRow {
                 ts,
@@ -170,10 +171,9 @@ impl ThreadStateTracker {
         blocked_function: Option<StrId>,
     ) {
         let blocked = self.latest(utid).blocked;
-        let Some(row) = store.thread_states.get_mut(blocked as usize) else {
+        if !store.thread_states.set_io_wait(blocked as usize, io_wait) {
             return;
-        };
-        row.set_io_wait(io_wait);
+        }
         if let Some(f) = blocked_function {
             store.blocked_functions.insert(blocked, f);
         }
@@ -221,12 +221,12 @@ mod tests {
             ]
         );
         // The waker was running, so the runnable state points at its Running row.
-        assert_eq!(s.thread_states[2].waker_id(), Some(1));
-        assert_eq!(s.thread_states[2].waker_utid(&s.thread_states), Some(2));
-        assert_eq!(s.thread_states[2].irq_context(), Some(0));
+        assert_eq!(s.thread_states.row(2).waker_id(), Some(1));
+        assert_eq!(s.thread_states.row(2).waker_utid(&s.thread_states), Some(2));
+        assert_eq!(s.thread_states.row(2).irq_context(), Some(0));
         // The sleeping and running states had no waker.
-        assert_eq!(s.thread_states[0].waker_utid(&s.thread_states), None);
-        assert_eq!(s.thread_states[4].waker_id(), None);
+        assert_eq!(s.thread_states.row(0).waker_utid(&s.thread_states), None);
+        assert_eq!(s.thread_states.row(4).waker_id(), None);
     }
 
     #[test]
@@ -260,11 +260,11 @@ mod tests {
         t.sched_switch(&mut s, 10, 0, 1, Some(sleep), 2);
         // Thread 1 switches out again without having been switched in: lost events.
         t.sched_switch(&mut s, 20, 1, 1, Some(sleep), 3);
-        assert_eq!(s.thread_states[0].dur, -1);
+        assert_eq!(s.thread_states.row(0).dur, -1);
     }
 
     fn io_wait_and_function(s: &Store, row: usize) -> (Option<bool>, Option<&str>) {
-        let r = &s.thread_states[row];
+        let r = s.thread_states.row(row);
         (r.io_wait(), s.opt_str(s.blocked_function(row as u32)))
     }
 
@@ -418,6 +418,6 @@ mod tests {
                 (2, -1, 1, "Running".into()),
             ]
         );
-        assert_eq!(s.thread_states[3].cpu(), Some(1));
+        assert_eq!(s.thread_states.row(3).cpu(), Some(1));
     }
 }

@@ -1,0 +1,326 @@
+//! The `thread_state` table, packed to 24 bytes a row: a 1 GB trace holds tens of millions
+//! of states, and they were the largest table in `analyze`'s peak (issue 19). Rows are
+//! read back as [`ThreadStateRow`] values; what does not fit the packing (a state lasting
+//! over 4 s, a 255th distinct state name) goes to side maps by row, so every value stays
+//! exact.
+
+use rustc_hash::FxHashMap;
+
+use super::strings::StrId;
+use super::Utid;
+
+/// One scheduling state of a thread ("Running", "R", "S", ...), as read from or given to
+/// [`ThreadStates`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ThreadStateRow {
+    pub ts: i64,
+    /// -1 while the state is open (trace end, lost events).
+    pub dur: i64,
+    pub utid: Utid,
+    state: Option<StrId>,
+    waker: Option<Waker>,
+    cpu: Option<u16>,
+    irq_context: Option<bool>,
+    io_wait: Option<bool>,
+}
+
+/// Who woke the thread: the waker's Running row when it was known to run, else only its
+/// utid (trace_processor's waker_id is then NULL).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Waker {
+    Row(u32),
+    Utid(Utid),
+}
+
+impl ThreadStateRow {
+    /// `state` is `None` when the kernel's prev_state could not be decoded; the waker's
+    /// row is the row (of this table) of the waker's Running state.
+    pub fn new(
+        ts: i64,
+        utid: Utid,
+        state: Option<StrId>,
+        cpu: Option<u16>,
+        waker: Option<(Utid, Option<u32>)>,
+        irq_context: Option<bool>,
+    ) -> Self {
+        ThreadStateRow {
+            ts,
+            dur: -1,
+            utid,
+            state,
+            waker: waker.map(|(utid, row)| row.map_or(Waker::Utid(utid), Waker::Row)),
+            cpu,
+            irq_context,
+            io_wait: None,
+        }
+    }
+    pub fn state(&self) -> Option<StrId> {
+        self.state
+    }
+    /// `table` is the table this row belongs to (it holds the waker's row).
+    pub fn waker_utid(&self, table: &ThreadStates) -> Option<Utid> {
+        match self.waker? {
+            Waker::Row(row) => Some(table.utid(row as usize)),
+            Waker::Utid(u) => Some(u),
+        }
+    }
+    pub fn waker_id(&self) -> Option<u32> {
+        match self.waker? {
+            Waker::Row(row) => Some(row),
+            Waker::Utid(_) => None,
+        }
+    }
+    pub fn cpu(&self) -> Option<u16> {
+        self.cpu
+    }
+    pub fn irq_context(&self) -> Option<u8> {
+        self.irq_context.map(u8::from)
+    }
+    /// From sched_blocked_reason: whether a blocked state waited for I/O.
+    pub fn io_wait(&self) -> Option<bool> {
+        self.io_wait
+    }
+    pub fn set_io_wait(&mut self, io_wait: bool) {
+        self.io_wait = Some(io_wait);
+    }
+}
+
+/// A row as stored. `waker` holds the waker's row, or its utid with [`WAKER_UTID`] set, or
+/// [`NO_WAKER`]; `flags` holds irq_context and io_wait as 2-bit optional booleans.
+#[derive(Clone, Copy)]
+struct Packed {
+    ts: i64,
+    dur: u32,
+    utid: Utid,
+    waker: u32,
+    cpu: u16,
+    state: u8,
+    flags: u8,
+}
+
+const OPEN: u32 = u32::MAX;
+/// The duration is in `long_durs`.
+const LONG: u32 = u32::MAX - 1;
+const NO_WAKER: u32 = u32::MAX;
+/// Marks a `waker` that holds a utid rather than a row: neither reaches 2^31.
+const WAKER_UTID: u32 = 1 << 31;
+const NO_CPU: u16 = u16::MAX;
+/// State code 0 is NULL, codes 1..=254 index `state_names`, this one is in `rare_states`.
+const RARE_STATE: u8 = u8::MAX;
+const IRQ_SHIFT: u8 = 0;
+const IO_WAIT_SHIFT: u8 = 2;
+
+fn pack_flag(v: Option<bool>, shift: u8) -> u8 {
+    v.map_or(0, |b| 1 + u8::from(b)) << shift
+}
+
+fn unpack_flag(flags: u8, shift: u8) -> Option<bool> {
+    match (flags >> shift) & 3 {
+        0 => None,
+        v => Some(v == 2),
+    }
+}
+
+#[derive(Default, Clone)]
+pub struct ThreadStates {
+    rows: Vec<Packed>,
+    state_names: Vec<StrId>,
+    state_codes: FxHashMap<StrId, u8>,
+    long_durs: FxHashMap<u32, i64>,
+    rare_states: FxHashMap<u32, StrId>,
+}
+
+impl ThreadStates {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Appends a row and returns its id.
+    pub fn push(&mut self, r: ThreadStateRow) -> u32 {
+        let i = self.rows.len() as u32;
+        let waker = match r.waker {
+            None => NO_WAKER,
+            Some(Waker::Row(row)) => {
+                debug_assert!(row < WAKER_UTID, "thread_state row {row} too large");
+                row
+            }
+            Some(Waker::Utid(u)) => {
+                debug_assert!(u < WAKER_UTID - 1, "utid {u} too large");
+                u | WAKER_UTID
+            }
+        };
+        let state = self.code(i, r.state);
+        self.rows.push(Packed {
+            ts: r.ts,
+            dur: OPEN,
+            utid: r.utid,
+            waker,
+            // A CPU number of 65535 would read back as none: no kernel has that many.
+            cpu: r.cpu.unwrap_or(NO_CPU),
+            state,
+            flags: pack_flag(r.irq_context, IRQ_SHIFT) | pack_flag(r.io_wait, IO_WAIT_SHIFT),
+        });
+        self.set_dur(i as usize, r.dur);
+        i
+    }
+
+    fn code(&mut self, row: u32, state: Option<StrId>) -> u8 {
+        let Some(s) = state else { return 0 };
+        if let Some(&c) = self.state_codes.get(&s) {
+            return c;
+        }
+        if self.state_names.len() < usize::from(RARE_STATE - 1) {
+            self.state_names.push(s);
+            let c = self.state_names.len() as u8;
+            self.state_codes.insert(s, c);
+            return c;
+        }
+        self.rare_states.insert(row, s);
+        RARE_STATE
+    }
+
+    /// Row `i`, unpacked. Panics when out of range, as indexing does.
+    pub fn row(&self, i: usize) -> ThreadStateRow {
+        let p = &self.rows[i];
+        ThreadStateRow {
+            ts: p.ts,
+            dur: self.dur_of(i, p),
+            utid: p.utid,
+            state: self.state_of(i, p),
+            waker: match p.waker {
+                NO_WAKER => None,
+                w if w & WAKER_UTID != 0 => Some(Waker::Utid(w & !WAKER_UTID)),
+                w => Some(Waker::Row(w)),
+            },
+            cpu: (p.cpu != NO_CPU).then_some(p.cpu),
+            irq_context: unpack_flag(p.flags, IRQ_SHIFT),
+            io_wait: unpack_flag(p.flags, IO_WAIT_SHIFT),
+        }
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = ThreadStateRow> + '_ {
+        (0..self.rows.len()).map(|i| self.row(i))
+    }
+
+    pub fn ts(&self, i: usize) -> i64 {
+        self.rows[i].ts
+    }
+
+    pub fn utid(&self, i: usize) -> Utid {
+        self.rows[i].utid
+    }
+
+    pub fn state(&self, i: usize) -> Option<StrId> {
+        self.state_of(i, &self.rows[i])
+    }
+
+    fn state_of(&self, i: usize, p: &Packed) -> Option<StrId> {
+        match p.state {
+            0 => None,
+            RARE_STATE => self.rare_states.get(&(i as u32)).copied(),
+            c => Some(self.state_names[usize::from(c) - 1]),
+        }
+    }
+
+    fn dur_of(&self, i: usize, p: &Packed) -> i64 {
+        match p.dur {
+            OPEN => -1,
+            LONG => self.long_durs[&(i as u32)],
+            d => i64::from(d),
+        }
+    }
+
+    /// Sets row `i`'s duration (-1: open); false when there is no such row.
+    pub fn set_dur(&mut self, i: usize, dur: i64) -> bool {
+        let Some(p) = self.rows.get_mut(i) else {
+            return false;
+        };
+        let key = i as u32;
+        p.dur = match dur {
+            -1 => OPEN,
+            d if (0..i64::from(LONG)).contains(&d) => d as u32,
+            d => {
+                self.long_durs.insert(key, d);
+                LONG
+            }
+        };
+        if p.dur != LONG {
+            self.long_durs.remove(&key);
+        }
+        true
+    }
+
+    /// Sets row `i`'s io_wait; false when there is no such row.
+    pub fn set_io_wait(&mut self, i: usize, io_wait: bool) -> bool {
+        let Some(p) = self.rows.get_mut(i) else {
+            return false;
+        };
+        p.flags = (p.flags & !(3 << IO_WAIT_SHIFT)) | pack_flag(Some(io_wait), IO_WAIT_SHIFT);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_24_bytes() {
+        // ts: 8; dur, utid, waker: 12; cpu, state code, flags: 4.
+        assert_eq!(std::mem::size_of::<Packed>(), 24);
+    }
+
+    #[test]
+    fn every_column_reads_back_as_given_including_what_overflows_the_packing() {
+        let mut t = ThreadStates::default();
+        let names: Vec<StrId> = (0..300).map(StrId::from_index).collect();
+        let mut given = Vec::new();
+        for (k, &name) in names.iter().enumerate() {
+            let k64 = k as i64;
+            let mut r = ThreadStateRow::new(
+                k64 * 1_000_000_007 - 5,
+                k as u32 + 1,
+                (k % 7 != 0).then_some(name),
+                (k % 3 == 0).then_some(k as u16),
+                match k % 4 {
+                    0 => None,
+                    1 => Some((9, Some(k as u32 / 2))),
+                    _ => Some(((1 << 31) - 2, None)),
+                },
+                [None, Some(false), Some(true)][k % 3],
+            );
+            // Short, just under and over 32 bits, huge, negative and open durations.
+            r.dur = [
+                17,
+                i64::from(LONG) - 1,
+                i64::from(LONG),
+                1 << 40,
+                i64::MAX,
+                -7,
+                -1,
+            ][k % 7];
+            if k % 5 == 0 {
+                r.set_io_wait(k % 10 == 0);
+            }
+            t.push(r);
+            given.push(r);
+        }
+        let back: Vec<_> = t.iter().collect();
+        assert_eq!(back, given);
+        // A rewritten duration drops its overflow entry.
+        assert!(t.set_dur(3, 12));
+        assert_eq!(t.row(3).dur, 12);
+        assert!(t.long_durs.get(&3).is_none());
+        assert!(!t.set_dur(300, 1));
+        assert!(t.set_io_wait(1, true));
+        assert_eq!(
+            (t.row(1).io_wait(), t.row(1).irq_context()),
+            (Some(true), Some(0))
+        );
+        assert_eq!(t.row(1).waker_utid(&t), Some(t.utid(0)));
+    }
+}
