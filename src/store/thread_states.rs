@@ -314,7 +314,7 @@ mod tests {
         // A rewritten duration drops its overflow entry.
         assert!(t.set_dur(3, 12));
         assert_eq!(t.row(3).dur, 12);
-        assert!(t.long_durs.get(&3).is_none());
+        assert!(!t.long_durs.contains_key(&3));
         assert!(!t.set_dur(300, 1));
         assert!(t.set_io_wait(1, true));
         assert_eq!(
