@@ -222,7 +222,7 @@ pub(crate) mod tests {
     //! Perfetto's stdlib frame rules); times are in µs after `B` unless said otherwise.
 
     use super::*;
-    use crate::store::{EventType, ProcessRow, SliceId, SliceRow, ThreadRow, TrackScope};
+    use crate::store::{EventType, NewSlice, ProcessRow, SliceId, ThreadRow, TrackScope};
 
     const B: i64 = 1_000_000_000;
     const MS: i64 = 1_000_000;
@@ -288,14 +288,14 @@ pub(crate) mod tests {
 
         pub fn slice(&mut self, track: u32, name: &str, ts: i64, dur: i64) -> Span {
             let name = Some(self.store.intern(name));
-            self.store.slices.push(SliceRow {
+            let id = self.store.push_slice(NewSlice {
                 ts,
                 dur,
                 track_id: track,
                 name,
                 ..Default::default()
             });
-            span(self.store.slices.len() as SliceId - 1, ts, dur)
+            span(id, ts, dur)
         }
 
         fn do_frame(&mut self, vsync: i64, ts: i64, dur: i64) -> Span {

@@ -464,7 +464,7 @@ pub struct ProcessHwui {
 
 fn children<'s>(idx: &Index<'s>, parent: Span) -> Vec<Child<'s>> {
     let store = idx.store;
-    let depth = store.slices[parent.id as usize].depth;
+    let depth = store.slices[parent.id as usize].depth();
     idx.descendants(parent.id)
         .into_iter()
         .map(|c| {
@@ -473,7 +473,7 @@ fn children<'s>(idx: &Index<'s>, parent: Span) -> Vec<Child<'s>> {
                 name: store.opt_str(r.name).unwrap_or(""),
                 ts: r.ts,
                 dur: r.dur,
-                depth: r.depth - depth,
+                depth: r.depth() - depth,
             }
         })
         .collect()

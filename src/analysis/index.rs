@@ -201,7 +201,7 @@ impl<'a> Index<'a> {
             if r.ts > end {
                 break;
             }
-            if r.track_id == p.track_id && r.depth > p.depth {
+            if r.track_id == p.track_id && r.depth() > p.depth() {
                 out.push(i as SliceId);
             }
         }

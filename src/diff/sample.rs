@@ -195,7 +195,7 @@ fn self_times(ctx: &Ctx<'_>, ids: &[SliceId], (lo, hi): (i64, i64)) -> Vec<(Slic
     };
     let mut own: HashMap<SliceId, i64> = ids.iter().map(|&id| (id, wall(id))).collect();
     for &id in &ids {
-        if let Some(p) = slices[id as usize].parent_id.get() {
+        if let Some(p) = ctx.store.slice_parent(id) {
             let w = wall(id);
             if let Some(x) = own.get_mut(&p) {
                 *x -= w;

@@ -6,6 +6,7 @@ pub mod args;
 pub mod opt_id;
 pub mod processes;
 pub mod read_only;
+pub mod slice_row;
 pub mod slices;
 pub mod sqlite;
 pub mod strings;
@@ -18,6 +19,7 @@ use std::collections::BTreeMap;
 
 use args::{ArgSetId, ArgTable};
 pub use opt_id::OptId;
+pub use slice_row::{NewSlice, SliceRow};
 use strings::{StrId, StringPool};
 pub use thread_states::{ThreadStateRow, ThreadStates};
 
@@ -82,18 +84,6 @@ pub struct TrackRow {
     pub counter_unit: Option<StrId>,
     /// The enclosing track (TrackDescriptor hierarchies).
     pub parent_id: Option<TrackId>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct SliceRow {
-    pub ts: i64,
-    pub dur: i64,
-    pub track_id: TrackId,
-    pub category: Option<StrId>,
-    pub name: Option<StrId>,
-    pub depth: u32,
-    pub parent_id: OptId,
-    pub arg_set_id: OptId,
 }
 
 /// Thread-time columns of a slice (`thread_ts`, `thread_dur`, ...), known for few slices
@@ -220,6 +210,9 @@ pub struct Store {
     pub threads: Vec<ThreadRow>,
     pub tracks: Vec<TrackRow>,
     pub slices: Vec<SliceRow>,
+    /// The slice columns kept out of the rows (read them through `slice_parent` and
+    /// `slice_category`).
+    pub slice_extras: slice_row::SliceExtras,
     /// Thread-time columns of the slices that have them.
     pub slice_thread_times: rustc_hash::FxHashMap<SliceId, SliceThreadTimes>,
     pub counters: Vec<CounterRow>,
@@ -394,8 +387,8 @@ impl Store {
 mod bounds_tests {
     use super::*;
 
-    fn slice(ts: i64, dur: i64) -> SliceRow {
-        SliceRow {
+    fn slice(ts: i64, dur: i64) -> NewSlice {
+        NewSlice {
             ts,
             dur,
             ..Default::default()
@@ -417,8 +410,8 @@ mod bounds_tests {
         });
         assert_eq!(s.bounds(), (500, 501), "one instant: end is start + 1");
         // An unfinished slice counts as its start; a finished one as its end.
-        s.slices.push(slice(300, -1));
-        s.slices.push(slice(400, 250));
+        s.push_slice(slice(300, -1));
+        s.push_slice(slice(400, 250));
         assert_eq!(s.bounds(), (300, 650));
         // A thread state still open at the end counts as its start, a closed one as its end.
         let mut open = ThreadStateRow::new(200, 1, None, None, None, None);
@@ -447,8 +440,7 @@ mod row_size_tests {
     fn rows_stay_packed() {
         // A missing name costs no extra word.
         assert_eq!(size_of::<Option<StrId>>(), 4);
-        // ts, dur: 16; track, category, name, depth: 16; parent and arg set: 2 × 4.
-        assert_eq!(size_of::<SliceRow>(), 40);
+        // Slices are packed further in `slice_row` (32 bytes, tested there).
         // ts, dur: 16; cpu, utid, end_state, priority: 16.
         assert_eq!(size_of::<SchedRow>(), 32);
         // Thread states are packed further in `thread_states` (24 bytes, tested there).

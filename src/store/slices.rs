@@ -4,11 +4,12 @@
 
 use super::args::{ArgSetId, ArgValue};
 use super::strings::StrId;
-use super::{Severity, SliceId, SliceRow, Store, TrackId};
+use super::{NewSlice, Severity, SliceId, Store, TrackId};
 
 /// trace_processor's marker for "not ended yet".
 pub const PENDING_DUR: i64 = -1;
 const MAX_DEPTH: usize = 512;
+const _: () = assert!(MAX_DEPTH as u32 <= super::slice_row::MAX_DEPTH);
 
 /// The open slices of one track, innermost last, and how many of them already have a
 /// duration (only those can be popped by a later event; with none, nothing needs a look).
@@ -127,16 +128,15 @@ impl SliceTracker {
             return None;
         }
         let parent_id = stack.ids.last().copied();
-        let id = store.slices.len() as SliceId;
-        store.slices.push(SliceRow {
+        let id = store.push_slice(NewSlice {
             ts,
             dur,
             track_id: track,
             category,
             name,
             depth: depth as u32,
-            parent_id: parent_id.into(),
-            arg_set_id: args.into(),
+            parent_id,
+            arg_set_id: args,
         });
         let stack = self.stacks.get_mut(&track).unwrap();
         stack.ids.push(id);
@@ -224,7 +224,7 @@ impl SliceTracker {
             if r.dur != PENDING_DUR {
                 return false;
             }
-            if category.is_some() && r.category != category {
+            if category.is_some() && store.slice_category(sid) != category {
                 return false;
             }
             if let (Some(n), Some(other)) = (name, r.name) {

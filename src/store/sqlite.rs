@@ -9,7 +9,7 @@ use rusqlite::types::{Null, Value};
 use rusqlite::{params, Connection, ToSql};
 
 use super::args::ArgValue;
-use super::{EventType, MetaValue, Store, TrackScope};
+use super::{EventType, MetaValue, SliceId, Store, TrackScope};
 
 const SCHEMA: &str = include_str!("schema.sql");
 
@@ -233,10 +233,10 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                 st.raw_bind_parameter(b, r.ts)?;
                 st.raw_bind_parameter(b + 1, r.dur)?;
                 st.raw_bind_parameter(b + 2, r.track_id)?;
-                st.raw_bind_parameter(b + 3, opt_str(s, r.category))?;
+                st.raw_bind_parameter(b + 3, opt_str(s, s.slice_category(i as SliceId)))?;
                 st.raw_bind_parameter(b + 4, opt_str(s, r.name))?;
-                st.raw_bind_parameter(b + 5, r.depth)?;
-                st.raw_bind_parameter(b + 6, r.parent_id.get())?;
+                st.raw_bind_parameter(b + 5, r.depth())?;
+                st.raw_bind_parameter(b + 6, s.slice_parent(i as SliceId))?;
                 st.raw_bind_parameter(b + 7, r.arg_set_id.get())
             };
             if !opts.only_frame_slices {
@@ -462,8 +462,8 @@ fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
             &r.track_id,
             &None::<String>,
             &opt_str(s, r.name),
-            &r.depth,
-            &r.parent_id.get(),
+            &r.depth(),
+            &s.slice_parent(f.slice_id),
             &r.arg_set_id.get(),
         ];
         if !f.actual {
@@ -581,7 +581,7 @@ fn register_functions(conn: &Connection, s: &Store, with_args: bool) -> rusqlite
 mod tests {
     use super::*;
     use crate::store::args::ArgValue;
-    use crate::store::SliceRow;
+    use crate::store::NewSlice;
 
     /// One slice with one arg `k = 7`, on a fresh store.
     fn store_with_an_arg() -> Store {
@@ -589,15 +589,12 @@ mod tests {
         let key = s.intern("k");
         let set = s.args.insert_set(vec![(key, ArgValue::Int(7))]);
         let name = s.intern("work");
-        s.slices.push(SliceRow {
+        s.push_slice(NewSlice {
             ts: 10,
             dur: 5,
-            track_id: 0,
-            category: None,
             name: Some(name),
-            depth: 0,
-            parent_id: None.into(),
-            arg_set_id: set.into(),
+            arg_set_id: set,
+            ..Default::default()
         });
         s
     }

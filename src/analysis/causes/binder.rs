@@ -43,7 +43,7 @@ pub fn detail(ctx: &Ctx<'_>, txn: SliceId) -> BinderDetail {
             .into_iter()
             .filter(|&s| {
                 let x = &ctx.store.slices[s as usize];
-                x.depth > r.depth && x.ts >= r.ts
+                x.depth() > r.depth() && x.ts >= r.ts
             })
             .collect()
     });

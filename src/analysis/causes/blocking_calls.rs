@@ -30,7 +30,7 @@ pub fn aidl_name(ctx: &Ctx<'_>, reply: SliceId) -> Option<String> {
     let utid = ctx.utid_of_slice(reply)?;
     ctx.slices_overlapping(utid, r.ts, ctx.end_of(reply).max(r.ts + 1))
         .into_iter()
-        .filter(|&s| ctx.store.slices[s as usize].parent_id.get() == Some(reply))
+        .filter(|&s| ctx.store.slice_parent(s) == Some(reply))
         .map(|s| ctx.slice_name(s))
         .filter(|n| {
             glob("AIDL::*Server", n) || glob("AIDL::*server", n) || glob("HIDL::*server", n)

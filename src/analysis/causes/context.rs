@@ -103,7 +103,7 @@ impl<'a> Ctx<'a> {
             }
             // Import order is time order per track, but for slices completed out of order
             // (unmatched ends).
-            by_track.sort_each_by_key(|i| (slices[i as usize].ts, slices[i as usize].depth));
+            by_track.sort_each_by_key(|i| (slices[i as usize].ts, slices[i as usize].depth()));
             ThreadSlices {
                 by_track,
                 tracks_of,
@@ -146,7 +146,7 @@ impl<'a> Ctx<'a> {
                 if self.end_of(id) > start {
                     out.push(id);
                 }
-                up = slices[id as usize].parent_id.get();
+                up = self.store.slice_parent(id);
             }
             out[first..].reverse();
             out.extend(
@@ -157,7 +157,7 @@ impl<'a> Ctx<'a> {
             );
         }
         if tracks.len() > 1 {
-            out.sort_by_key(|&i| (slices[i as usize].ts, slices[i as usize].depth));
+            out.sort_by_key(|&i| (slices[i as usize].ts, slices[i as usize].depth()));
         }
         out
     }

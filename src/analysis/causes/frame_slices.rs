@@ -138,7 +138,7 @@ mod tests {
     use super::*;
     use crate::analysis::index::Index;
     use crate::analysis::thread_state::ThreadStateIndex;
-    use crate::store::{EventType, ProcessRow, SliceRow, Store, ThreadRow, TrackRow, TrackScope};
+    use crate::store::{EventType, NewSlice, ProcessRow, Store, ThreadRow, TrackRow, TrackScope};
 
     /// Process 1 (pid 100): main thread 100 (utid 0), a Looper thread 101 (utid 1), a
     /// RenderThread 102 (utid 2); each thread one slice track.
@@ -178,15 +178,12 @@ mod tests {
         }
         for &(track_id, ts, dur, name) in slices {
             let name = Some(s.intern(name));
-            s.slices.push(SliceRow {
+            s.push_slice(NewSlice {
                 ts,
                 dur,
                 track_id,
-                category: None,
                 name,
-                depth: 0,
-                parent_id: None.into(),
-                arg_set_id: None.into(),
+                ..Default::default()
             });
         }
         s

@@ -55,7 +55,7 @@ fn owner_activity(ctx: &Ctx<'_>, owner: Utid, start: i64, end: i64) -> Vec<Slice
         .map(|s| {
             let r = &ctx.store.slices[s as usize];
             let overlap = ctx.end_of(s).min(end) - r.ts.max(start);
-            (overlap, r.depth, s)
+            (overlap, r.depth(), s)
         })
         .collect();
     v.sort_by_key(|&(o, d, _)| (std::cmp::Reverse(o), std::cmp::Reverse(d)));

@@ -220,7 +220,7 @@ mod tests {
     use crate::analysis::index::Index;
     use crate::analysis::thread_state::ThreadStateIndex;
     use crate::store::{
-        EventType, SliceRow, Store, ThreadRow, ThreadStateRow, TrackRow, TrackScope,
+        EventType, NewSlice, Store, ThreadRow, ThreadStateRow, TrackRow, TrackScope,
     };
 
     /// One thread (utid 0) with slices (ts, dur, depth, name) and states (ts, dur, state,
@@ -247,15 +247,12 @@ mod tests {
         });
         for &(ts, dur, depth, name) in slices {
             let name = Some(s.intern(name));
-            s.slices.push(SliceRow {
+            s.push_slice(NewSlice {
                 ts,
                 dur,
-                track_id: 0,
-                category: None,
                 name,
                 depth,
-                parent_id: None.into(),
-                arg_set_id: None.into(),
+                ..Default::default()
             });
         }
         for &(ts, dur, st, waker) in states {

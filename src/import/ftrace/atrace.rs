@@ -949,9 +949,9 @@ mod tests {
         t.print(30, 42, b"E|40\n");
         t.print(40, 42, b"E\n");
         let s = t.slices();
-        assert_eq!((s[0].ts, s[0].dur, s[0].depth), (10, 30, 0));
-        assert_eq!((s[1].ts, s[1].dur, s[1].depth), (20, 10, 1));
-        assert_eq!(s[1].parent_id.get(), Some(0));
+        assert_eq!((s[0].ts, s[0].dur, s[0].depth()), (10, 30, 0));
+        assert_eq!((s[1].ts, s[1].dur, s[1].depth()), (20, 10, 1));
+        assert_eq!(t.ctx.store.slice_parent(1), Some(0));
         assert_eq!(t.name(1), "inner|with|pipes");
         assert_eq!(s[0].track_id, s[1].track_id);
         assert_eq!(t.track_kind(s[0].track_id), "thread_execution");
@@ -1067,7 +1067,7 @@ mod tests {
         t.print(4, 1, b"G|1|trk|c|5");
         let s = t.slices();
         assert_eq!(s[0].track_id, s[1].track_id);
-        assert_eq!(s[1].depth, 1);
+        assert_eq!(s[1].depth(), 1);
         assert_ne!(s[2].track_id, s[0].track_id);
     }
 
@@ -1214,7 +1214,7 @@ mod tests {
         let got: Vec<_> = (0..t.slices().len())
             .map(|i| {
                 let s = &t.slices()[i];
-                (s.ts, s.dur, t.name(i).to_string(), s.depth)
+                (s.ts, s.dur, t.name(i).to_string(), s.depth())
             })
             .collect();
         let want = [
@@ -1363,7 +1363,7 @@ mod tests {
                     t.name(i).to_string(),
                     t.slices()[i].ts,
                     t.slices()[i].dur,
-                    t.slices()[i].depth,
+                    t.slices()[i].depth(),
                 )
             })
             .collect();

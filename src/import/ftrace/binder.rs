@@ -709,11 +709,11 @@ mod tests {
         let s = t.slices();
         assert_eq!(s.len(), 2);
         assert_eq!((t.name(0), t.tid_of(0)), ("binder transaction", 10));
-        assert_eq!((s[0].ts, s[0].dur, s[0].depth), (100, 60, 0));
+        assert_eq!((s[0].ts, s[0].dur, s[0].depth()), (100, 60, 0));
         assert_eq!((t.name(1), t.tid_of(1)), ("binder reply", 21));
-        assert_eq!((s[1].ts, s[1].dur, s[1].depth), (110, 40, 0));
+        assert_eq!((s[1].ts, s[1].dur, s[1].depth()), (110, 40, 0));
         let binder = t.ctx.store.strings.lookup("binder");
-        assert!(s.iter().all(|r| r.category == binder));
+        assert!((0..s.len() as u32).all(|i| t.ctx.store.slice_category(i) == binder));
         // Only the call makes a flow: the reply's reception ends the caller's slice.
         assert_eq!(t.flows(), vec![(0, 1)]);
 
@@ -797,7 +797,7 @@ mod tests {
         t.finish();
         let s = t.slices();
         let rows: Vec<_> = (0..s.len())
-            .map(|i| (t.name(i), t.tid_of(i), s[i].ts, s[i].dur, s[i].depth))
+            .map(|i| (t.name(i), t.tid_of(i), s[i].ts, s[i].dur, s[i].depth()))
             .collect();
         assert_eq!(
             rows,
@@ -808,7 +808,7 @@ mod tests {
                 ("binder reply", 31, 125, 5, 0),
             ]
         );
-        assert_eq!(s[2].parent_id.get(), Some(1));
+        assert_eq!(t.ctx.store.slice_parent(2), Some(1));
         assert_eq!(t.flows(), vec![(0, 1), (2, 3)]);
     }
 
@@ -886,7 +886,7 @@ mod tests {
         t.b.unlock(&mut t.ctx, 30, 10);
         let s = t.slices();
         let rows: Vec<_> = (0..s.len())
-            .map(|i| (t.name(i), s[i].ts, s[i].dur, s[i].depth))
+            .map(|i| (t.name(i), s[i].ts, s[i].dur, s[i].depth()))
             .collect();
         assert_eq!(
             rows,
@@ -909,7 +909,7 @@ mod tests {
         t.send(100, 10, 1, (20, 0), false, 0);
         let s = t.slices();
         assert_eq!(
-            (s[1].track_id, s[1].depth, s[1].parent_id.get()),
+            (s[1].track_id, s[1].depth(), t.ctx.store.slice_parent(1)),
             (track, 1, Some(0))
         );
     }

@@ -196,13 +196,14 @@ mod tests {
         let got: Vec<_> = s
             .slices
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(i, r)| {
                 let t = &s.tracks[r.track_id as usize];
                 (
                     s.opt_str(r.name).unwrap(),
                     s.opt_str(t.name).unwrap(),
                     r.dur,
-                    s.opt_str(r.category),
+                    s.opt_str(s.slice_category(i as u32)),
                 )
             })
             .collect();

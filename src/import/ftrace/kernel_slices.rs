@@ -201,7 +201,14 @@ mod tests {
         let s = &ctx.store;
         s.slices
             .iter()
-            .map(|r| (s.opt_str(r.name).unwrap().to_string(), r.ts, r.dur, r.depth))
+            .map(|r| {
+                (
+                    s.opt_str(r.name).unwrap().to_string(),
+                    r.ts,
+                    r.dur,
+                    r.depth(),
+                )
+            })
             .collect()
     }
 

@@ -158,14 +158,13 @@ fn insert(store: &mut Store, a: SliceId, b: SliceId, flow: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SliceRow;
+    use crate::store::NewSlice;
 
     fn slice(store: &mut Store, ts: i64) -> SliceId {
-        store.slices.push(SliceRow {
+        store.push_slice(NewSlice {
             ts,
             ..Default::default()
-        });
-        (store.slices.len() - 1) as SliceId
+        })
     }
 
     fn rows(store: &Store) -> Vec<(SliceId, SliceId)> {

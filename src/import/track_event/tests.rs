@@ -85,7 +85,7 @@ fn slices(s: &Store) -> Vec<(String, i64, i64, u32)> {
                 s.opt_str(r.name).unwrap_or("").to_string(),
                 r.ts,
                 r.dur,
-                r.depth,
+                r.depth(),
             )
         })
         .collect()
@@ -139,8 +139,8 @@ fn slices_nest_on_the_track_of_a_thread_descriptor() {
             ("mark".into(), 115, 0, 2),
         ]
     );
-    assert_eq!(s.opt_str(s.slices[0].category), Some("cat"));
-    assert_eq!(s.slices[1].parent_id.get(), Some(0));
+    assert_eq!(s.opt_str(s.slice_category(0)), Some("cat"));
+    assert_eq!(s.slice_parent(1), Some(0));
     // The descriptor names the thread and puts it in its process.
     let t = s.threads.iter().find(|t| t.tid == 6).unwrap();
     assert_eq!(s.opt_str(t.name), Some("Worker"));
