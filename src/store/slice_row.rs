@@ -142,7 +142,7 @@ mod tests {
                 _ => None,
             },
             // No category at first, then some.
-            category: (id > 5 && id % 2 == 0).then_some(cat),
+            category: (id > 5 && id.is_multiple_of(2)).then_some(cat),
             ..Default::default()
         };
         let n = FAR + 10;
