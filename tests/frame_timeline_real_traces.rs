@@ -159,3 +159,58 @@ fn api24_traces_have_no_frame_timeline() {
     );
     assert_eq!(rows[1][0], "0");
 }
+
+/// `analyze` loads FrameTimeline slices without their args (the same values are the
+/// `frame_timeline` columns it reads): the report must not change, and the args must really
+/// be left out, since they were 13 MB of the 200 MB benchmark's peak. `query` keeps them.
+#[test]
+fn analyze_needs_no_frame_timeline_args() {
+    use frameprobe::analysis::{analyze, AnalyzeOptions};
+    use frameprobe::import::{load, LoadOptions};
+    let mut traces = vec![common::sample_trace()];
+    if let Some(dir) = common::shared("traces", "analyze_needs_no_frame_timeline_args") {
+        traces.push(dir.join("androidx_api35_startup_cold_classinit.perfetto-trace"));
+        traces.push(dir.join("nowinandroid_demo_pixel7pro_api33.perfetto-trace"));
+    }
+    let analysis = LoadOptions {
+        progress: false,
+        ..frameprobe::single_trace::analysis_load_options()
+    };
+    for t in &traces {
+        let with = load(
+            t,
+            LoadOptions {
+                frame_timeline_args: true,
+                ..analysis
+            },
+        )
+        .unwrap();
+        let without = load(t, analysis).unwrap();
+        let args_of = |s: &frameprobe::store::Store| {
+            let rows = s.frame_timeline.iter();
+            rows.filter(|f| s.slices[f.slice_id as usize].arg_set_id.is_some())
+                .count()
+        };
+        let frames = with.store.frame_timeline.len();
+        assert!(frames > 0, "{}: no FrameTimeline slices", t.display());
+        assert_eq!(args_of(&with.store), frames, "{}", t.display());
+        assert_eq!(args_of(&without.store), 0, "{}", t.display());
+        let report = |s| {
+            let r = analyze(s, &AnalyzeOptions::default(), "t");
+            serde_json::to_string(&r).unwrap()
+        };
+        assert_eq!(
+            report(&with.store),
+            report(&without.store),
+            "{}",
+            t.display()
+        );
+    }
+    // query's load keeps them: SQL over `args` sees trace_processor's rows.
+    let rows = common::query_csv(
+        &traces[0],
+        "SELECT COUNT(*) FROM actual_frame_timeline_slice a JOIN args USING (arg_set_id) \
+         WHERE args.key = 'Jank type'",
+    );
+    assert_ne!(rows[1][0], "0");
+}

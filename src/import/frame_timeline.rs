@@ -45,6 +45,8 @@ pub struct FrameTimelineImporter {
     expected_tokens: HashMap<Upid, HashSet<i64>>,
     /// Surface frames waiting for the display frame that presents them.
     surface_by_display_token: HashMap<i64, Vec<SliceId>>,
+    /// Leave the slices without args (`LoadOptions::frame_timeline_args`).
+    pub skip_args: bool,
 }
 
 /// trace_processor's "absurd timestamp" limit: within 10 s of i64::MAX.
@@ -102,7 +104,11 @@ impl FrameTimelineImporter {
         let spec = spec(ctx, upid, which);
         let track = ctx.compressor.begin(&mut ctx.store, spec, cookie);
         let name = ctx.store.intern(&token.to_string());
-        let args = ctx.store.args.insert_set(args.args);
+        let args = if self.skip_args {
+            None
+        } else {
+            ctx.store.args.insert_set(args.args)
+        };
         ctx.slices
             .begin(&mut ctx.store, ts, track, None, Some(name), args)
     }

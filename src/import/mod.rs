@@ -61,6 +61,10 @@ pub struct LoadOptions {
     /// thread ones nest with atrace slices on thread tracks).
     pub kernel_slices: bool,
     pub frame_timeline: bool,
+    /// Give FrameTimeline slices their args (tokens, layer, present and jank types), as
+    /// trace_processor does. The same values are the `frame_timeline` columns the analysis
+    /// reads; the args only serve SQL over the `args` table.
+    pub frame_timeline_args: bool,
     pub graphics_frames: bool,
     pub process_tree: bool,
     pub system_properties: bool,
@@ -93,6 +97,7 @@ impl LoadOptions {
             cpu_counters: true,
             kernel_slices: true,
             frame_timeline: true,
+            frame_timeline_args: true,
             graphics_frames: true,
             process_tree: true,
             system_properties: true,
@@ -441,6 +446,7 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     imp.ftrace.sched.skip_thread_states = !opts.thread_state;
     imp.ftrace.sched.skip_sched_rows = !opts.sched_rows;
     imp.ftrace.raw_threads = opts.ftrace_raw;
+    imp.frame_timeline.skip_args = !opts.frame_timeline_args;
     let mut warnings = Vec::new();
     let progress = opts.progress && std::io::stderr().is_terminal();
     let total = reader.source_size();

@@ -18,10 +18,12 @@ pub use empty::{empty_report_message, no_frames_message, no_match_message};
 
 /// What analyze needs from a trace (kernel and system counters are skipped but for CPU
 /// frequency; thread states split the UI thread's time in blame and causes, and their
-/// Running rows say what ran on a CPU, so the `sched` rows are only counted).
+/// Running rows say what ran on a CPU, so the `sched` rows are only counted; FrameTimeline
+/// slices get no args, as their columns hold the same values).
 pub fn analysis_load_options() -> LoadOptions {
     LoadOptions {
         sched_rows: false,
+        frame_timeline_args: false,
         kernel_counters: false,
         system_counters: false,
         system_properties: false,
