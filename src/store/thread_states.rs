@@ -240,6 +240,7 @@ impl ThreadStates {
             return false;
         };
         let key = i as u32;
+        let was_long = p.dur == LONG;
         p.dur = match dur {
             -1 => OPEN,
             d if (0..i64::from(LONG)).contains(&d) => d as u32,
@@ -248,7 +249,8 @@ impl ThreadStates {
                 LONG
             }
         };
-        if p.dur != LONG {
+        // Only a duration that was long has an entry to drop (not every row's push).
+        if was_long && p.dur != LONG {
             self.long_durs.remove(&key);
         }
         true
