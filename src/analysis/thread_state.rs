@@ -80,13 +80,13 @@ impl<'a> ThreadStateIndex<'a> {
     }
 
     fn of(store: &'a Store, wanted: impl Fn(Utid) -> bool) -> Self {
+        // Walked twice: read the utid alone rather than unpack each row.
+        let rows = &store.thread_states;
         let by_utid = Grouped::new(|| {
-            store
-                .thread_states
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| wanted(r.utid))
-                .map(|(i, r)| (r.utid as usize, i as u32))
+            (0..rows.len())
+                .map(|i| (rows.utid(i), i as u32))
+                .filter(|&(u, _)| wanted(u))
+                .map(|(u, i)| (u as usize, i))
         });
         ThreadStateIndex { store, by_utid }
     }

@@ -248,11 +248,11 @@ impl<'a> Ctx<'a> {
                 let Some(running) = self.store.strings.lookup("Running") else {
                     return Grouped::default();
                 };
+                // Walked twice: the state code first, the whole row only for Running ones.
                 let mut by_cpu = Grouped::new(|| {
-                    rows.iter().enumerate().filter_map(move |(i, r)| {
-                        let c = r.cpu().filter(|_| r.state() == Some(running))?;
-                        Some((c as usize, i as u32))
-                    })
+                    (0..rows.len())
+                        .filter(|&i| rows.state(i) == Some(running))
+                        .filter_map(|i| Some((rows.row(i).cpu()? as usize, i as u32)))
                 });
                 by_cpu.sort_each_by_key(|i| rows.ts(i as usize));
                 by_cpu
