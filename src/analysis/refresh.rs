@@ -18,7 +18,7 @@
 
 use serde::Serialize;
 
-use crate::store::{Store, TrackScope};
+use crate::store::{Store, TrackRow, TrackScope};
 
 /// The period assumed when the trace says nothing (60 Hz).
 pub const ASSUMED_PERIOD_NS: i64 = 16_666_667;
@@ -170,11 +170,19 @@ fn counter_steps(mut samples: Vec<(i64, f64)>) -> Vec<(i64, i64)> {
 
 /// Which vsync source a counter track is.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum CounterKind {
+pub(crate) enum CounterKind {
     SetPeriod,
     MeasuredPeriod,
     HwVsync,
     Callback,
+}
+
+/// The vsync source a counter track is, by its name (per-CPU tracks never are one).
+pub(crate) fn vsync_counter_kind(store: &Store, track: &TrackRow) -> Option<CounterKind> {
+    if matches!(track.scope, TrackScope::Cpu(_)) {
+        return None;
+    }
+    store.opt_str(track.name).and_then(counter_kind)
 }
 
 fn counter_kind(name: &str) -> Option<CounterKind> {
@@ -206,13 +214,11 @@ impl VsyncTimeline {
     }
 
     pub fn new(store: &Store) -> Self {
-        let mut kind_of_track: Vec<Option<CounterKind>> = vec![None; store.tracks.len()];
-        for (i, t) in store.tracks.iter().enumerate() {
-            if matches!(t.scope, TrackScope::Cpu(_)) {
-                continue;
-            }
-            kind_of_track[i] = store.opt_str(t.name).and_then(counter_kind);
-        }
+        let kind_of_track: Vec<Option<CounterKind>> = store
+            .tracks
+            .iter()
+            .map(|t| vsync_counter_kind(store, t))
+            .collect();
         let (mut set, mut measured) = (Vec::new(), Vec::new());
         let (mut hw, mut callbacks) = (Vec::new(), Vec::new());
         for c in &store.counters {

@@ -103,19 +103,19 @@ impl<'a> ThreadStateIndex<'a> {
         let s = &self.store.thread_states;
         // The row in effect at `start`: the last one that began at or before it.
         let first = rows
-            .partition_point(|&i| s.ts(i as usize) <= start)
+            .partition_point(|i| s.ts(i as usize) <= start)
             .saturating_sub(1);
-        rows.iter()
+        rows.iter_from(first)
             .enumerate()
-            .skip(first)
-            .take_while(move |(_, &i)| s.ts(i as usize) < end)
-            .filter_map(move |(k, &i)| {
+            .map(move |(k, i)| (first + k, i))
+            .take_while(move |&(_, i)| s.ts(i as usize) < end)
+            .filter_map(move |(k, i)| {
                 let r = s.row(i as usize);
                 // An unfinished state (trace end, or lost events) lasts until the next one.
                 let row_end = if r.dur >= 0 {
                     r.ts + r.dur
                 } else {
-                    rows.get(k + 1).map_or(end, |&n| s.ts(n as usize))
+                    rows.get(k + 1).map_or(end, |n| s.ts(n as usize))
                 };
                 let (a, b) = (r.ts.max(start), row_end.min(end));
                 (b > a).then(|| StateSpan {

@@ -28,7 +28,7 @@ use crate::store::processes::ProcessTracker;
 use crate::store::slices::SliceTracker;
 use crate::store::track_compressor::TrackCompressor;
 use crate::store::tracks::TrackTracker;
-use crate::store::{MetaValue, Store};
+use crate::store::{MetaValue, Store, TrackRow};
 use crate::trace::clock::ClockTracker;
 use crate::trace::fields as f;
 use crate::trace::ftrace_ids as fid;
@@ -78,6 +78,10 @@ pub struct LoadOptions {
     /// Keep the `sched` table's rows. Without them only their count and extent are kept
     /// (`Store::sched_not_kept`): analyze reads CPU occupancy from the Running thread states.
     pub sched_rows: bool,
+    /// Keep only the counter rows on the tracks this accepts, judged by each track as the
+    /// load ends; the others leave their count and extent (`Store::counters_not_kept`).
+    /// `None` keeps them all.
+    pub counter_tracks: Option<fn(&Store, &TrackRow) -> bool>,
     /// Mirror trace_processor's `ingest_ftrace_in_raw_table` (on in trace_processor_shell and
     /// the UI, off by default in its Python API): filing an ftrace event in its raw table
     /// creates the emitting thread even when no parser uses the event. frameprobe keeps no
@@ -105,6 +109,7 @@ impl LoadOptions {
             track_events: true,
             thread_state: true,
             sched_rows: true,
+            counter_tracks: None,
             ftrace_raw: true,
             progress: true,
         }
@@ -517,6 +522,9 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     }
     tok.finish(&mut imp);
     imp.finish();
+    if let Some(keep) = opts.counter_tracks {
+        imp.ctx.store.keep_counter_rows(keep);
+    }
     warnings.splice(0..0, std::mem::take(&mut tok.warnings));
     if progress && started.elapsed().as_millis() > 200 {
         eprint!("\r\x1b[K");

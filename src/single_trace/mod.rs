@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use crate::analysis::report_model::AnalyzeReport;
 use crate::analysis::{analyze, AnalyzeOptions};
 use crate::import::{load, LoadOptions, Loaded};
-use crate::store::Store;
+use crate::store::{Store, TrackRow};
 
 pub use empty::{empty_report_message, no_frames_message, no_match_message};
 
@@ -27,8 +27,16 @@ pub fn analysis_load_options() -> LoadOptions {
         kernel_counters: false,
         system_counters: false,
         system_properties: false,
+        counter_tracks: Some(analysis_reads_counter_track),
         ..LoadOptions::all()
     }
+}
+
+/// The counter tracks analyze reads: per-CPU frequency (CPU contention) and
+/// SurfaceFlinger's vsync counters (the refresh period).
+fn analysis_reads_counter_track(store: &Store, track: &TrackRow) -> bool {
+    crate::analysis::causes::cpu::frequency_track_cpu(store, track).is_some()
+        || crate::analysis::refresh::vsync_counter_kind(store, track).is_some()
 }
 
 /// Loads a trace, naming the file in the error. An unreadable file, an empty file or one

@@ -216,10 +216,13 @@ pub struct Store {
     /// Thread-time columns of the slices that have them.
     pub slice_thread_times: rustc_hash::FxHashMap<SliceId, SliceThreadTimes>,
     pub counters: Vec<CounterRow>,
+    /// The counter rows a command chose not to keep (`LoadOptions::counter_tracks`): how
+    /// many, and their extent for `trace_bounds`.
+    pub counters_not_kept: RowsNotKept,
     pub sched: Vec<SchedRow>,
     /// The `sched` rows a command chose not to keep (`LoadOptions::sched_rows`): how many,
     /// and their extent for `trace_bounds`.
-    pub sched_not_kept: SchedSummary,
+    pub sched_not_kept: RowsNotKept,
     pub thread_states: ThreadStates,
     /// `thread_state.blocked_function` by row: sched_blocked_reason names one for few rows.
     pub blocked_functions: rustc_hash::FxHashMap<u32, StrId>,
@@ -237,15 +240,15 @@ pub struct Store {
     pub ftrace_event_bounds: Option<(i64, i64)>,
 }
 
-/// What is left of `sched` rows that were not kept: their count and time extent.
+/// What is left of rows a command chose not to keep: their count and time extent.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct SchedSummary {
+pub struct RowsNotKept {
     pub rows: usize,
     /// Earliest start and latest end (or start, while unfinished).
     pub bounds: Option<(i64, i64)>,
 }
 
-impl SchedSummary {
+impl RowsNotKept {
     pub fn see(&mut self, ts: i64) {
         widen(&mut self.bounds, ts);
     }
@@ -352,6 +355,9 @@ impl Store {
         for r in &self.counters {
             see(r.ts, r.ts);
         }
+        if let Some((first, last)) = self.counters_not_kept.bounds {
+            see(first, last);
+        }
         for r in &self.slices {
             see(r.ts, r.ts.saturating_add(r.dur.max(0)));
         }
@@ -363,6 +369,24 @@ impl Store {
             (lo, hi) if lo == hi => (lo, hi.saturating_add(1)),
             b => b,
         }
+    }
+
+    /// Drops the counter rows on tracks `keep` rejects, leaving their count and extent in
+    /// `counters_not_kept`. Tracks are judged once each, as they are now (named and kinded).
+    pub fn keep_counter_rows(&mut self, keep: impl Fn(&Store, &TrackRow) -> bool) {
+        let kept: Vec<bool> = self.tracks.iter().map(|t| keep(self, t)).collect();
+        let mut counters = std::mem::take(&mut self.counters);
+        let dropped = &mut self.counters_not_kept;
+        counters.retain(|r| {
+            let keep = kept.get(r.track_id as usize).copied().unwrap_or(true);
+            if !keep {
+                dropped.rows += 1;
+                dropped.see(r.ts);
+            }
+            keep
+        });
+        counters.shrink_to_fit();
+        self.counters = counters;
     }
 
     /// Context switches seen (`sched` rows, kept or not).
@@ -425,6 +449,43 @@ mod bounds_tests {
         s.see_ftrace_event(900);
         s.see_ftrace_event(160);
         assert_eq!(s.bounds(), (150, 900));
+    }
+
+    /// Counter rows a command does not keep still count, and still bound the trace.
+    #[test]
+    fn counters_not_kept_keep_their_count_and_extent() {
+        let mut s = Store::default();
+        let (name, kind) = (s.intern("kept"), s.intern("atrace_counter"));
+        for name in [Some(name), None] {
+            s.tracks.push(TrackRow {
+                name,
+                kind,
+                event_type: EventType::Counter,
+                scope: TrackScope::Global,
+                dimension_arg_set_id: None,
+                source_arg_set_id: None,
+                machine_id: None,
+                counter_unit: None,
+                parent_id: None,
+            });
+        }
+        for (ts, track_id) in [(100, 1), (200, 0), (300, 1), (400, 0), (500, 1)] {
+            s.counters.push(CounterRow {
+                ts,
+                track_id,
+                value: ts as f64,
+                arg_set_id: None.into(),
+            });
+        }
+        s.keep_counter_rows(|_, t| t.name.is_some());
+        let kept: Vec<i64> = s.counters.iter().map(|c| c.ts).collect();
+        assert_eq!(kept, [200, 400]);
+        assert_eq!(s.counters_not_kept.rows, 3);
+        assert_eq!(
+            s.bounds(),
+            (100, 500),
+            "the dropped rows are the first and last"
+        );
     }
 }
 

@@ -6,7 +6,7 @@ use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::super::grouped::Grouped;
+use super::super::grouped::{Group, Grouped};
 use super::super::index::Index;
 use super::super::thread_state::ThreadStateIndex;
 use super::categories::{is_perfetto_blocking_call, rule_at, rule_index, Category};
@@ -92,7 +92,7 @@ impl<'a> Ctx<'a> {
             // A thread's tracks in the order of their first slices: a group's first row,
             // while the groups are still in import order.
             let mut firsts: Vec<(SliceId, u32)> = (0..self.store.tracks.len() as u32)
-                .filter_map(|t| Some((*by_track.get(t as usize).first()?, t)))
+                .filter_map(|t| Some((by_track.get(t as usize).first()?, t)))
                 .collect();
             firsts.sort_unstable();
             let mut tracks_of: Vec<Vec<u32>> = vec![Vec::new(); self.store.threads.len()];
@@ -137,11 +137,11 @@ impl<'a> Ctx<'a> {
         let mut out = Vec::new();
         for &track in tracks {
             let v = all.by_track.get(track as usize);
-            let k = v.partition_point(|&i| slices[i as usize].ts < start);
+            let k = v.partition_point(|i| slices[i as usize].ts < start);
             // Slices of a track nest: those open at `start` are the latest one to begin
             // before it and its ancestors, where they reach past `start`.
             let first = out.len();
-            let mut up = k.checked_sub(1).map(|j| v[j]);
+            let mut up = k.checked_sub(1).and_then(|j| v.get(j));
             while let Some(id) = up {
                 if self.end_of(id) > start {
                     out.push(id);
@@ -149,12 +149,7 @@ impl<'a> Ctx<'a> {
                 up = self.store.slice_parent(id);
             }
             out[first..].reverse();
-            out.extend(
-                v[k..]
-                    .iter()
-                    .take_while(|&&i| slices[i as usize].ts < end)
-                    .copied(),
-            );
+            out.extend(v.iter_from(k).take_while(|&i| slices[i as usize].ts < end));
         }
         if tracks.len() > 1 {
             out.sort_by_key(|&i| (slices[i as usize].ts, slices[i as usize].depth()));
@@ -241,7 +236,7 @@ impl<'a> Ctx<'a> {
 
     /// Running rows of `store.thread_states` per CPU, in time order: what ran on each CPU
     /// (the `sched` rows but the idle thread's, which has no states).
-    pub fn running_on_cpu(&self, cpu: u32) -> &[u32] {
+    pub fn running_on_cpu(&self, cpu: u32) -> Group<'_> {
         self.running_by_cpu
             .get_or_init(|| {
                 let rows = &self.store.thread_states;

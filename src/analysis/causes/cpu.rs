@@ -16,7 +16,7 @@ use super::timeline::Piece;
 use crate::analysis::thread_state::Kind as State;
 use crate::analysis::units::ms;
 use crate::store::trace_info::CpuDescription;
-use crate::store::{Store, TrackScope, Utid};
+use crate::store::{Store, TrackRow, TrackScope, Utid};
 
 /// How many threads that ran instead are listed.
 const RAN_INSTEAD: usize = 3;
@@ -26,6 +26,14 @@ const RAN_INSTEAD: usize = 3;
 pub struct CpuCounters {
     freq: HashMap<u32, Vec<(i64, f64)>>,
     cluster: Vec<Option<&'static str>>,
+}
+
+/// The CPU a `cpu_frequency` counter track belongs to; `None` for any other track.
+pub(crate) fn frequency_track_cpu(store: &Store, track: &TrackRow) -> Option<u32> {
+    match track.scope {
+        TrackScope::Cpu(cpu) if store.str(track.kind) == "cpu_frequency" => Some(cpu),
+        _ => None,
+    }
 }
 
 /// Cluster names for `n` capacity groups, lowest capacity first.
@@ -40,14 +48,9 @@ pub fn cluster_names(n: usize) -> Option<&'static [&'static str]> {
 
 impl CpuCounters {
     pub fn build(store: &Store) -> Self {
-        let mut cpu_of: HashMap<u32, u32> = HashMap::new();
-        for (i, t) in store.tracks.iter().enumerate() {
-            if let TrackScope::Cpu(cpu) = t.scope {
-                if store.str(t.kind) == "cpu_frequency" {
-                    cpu_of.insert(i as u32, cpu);
-                }
-            }
-        }
+        let cpu_of: HashMap<u32, u32> = (store.tracks.iter().enumerate())
+            .filter_map(|(i, t)| Some((i as u32, frequency_track_cpu(store, t)?)))
+            .collect();
         let mut out = CpuCounters::default();
         for c in &store.counters {
             if let Some(&cpu) = cpu_of.get(&c.track_id) {
@@ -133,9 +136,9 @@ pub fn detail(ctx: &Ctx<'_>, utid: Utid, pieces: &[&Piece]) -> CpuDetail {
         }
         let rows = ctx.running_on_cpu(cpu);
         let first = rows
-            .partition_point(|&r| running.ts(r as usize) <= p.start)
+            .partition_point(|r| running.ts(r as usize) <= p.start)
             .saturating_sub(1);
-        for &r in &rows[first..] {
+        for r in rows.iter_from(first) {
             let s = running.row(r as usize);
             if s.ts >= p.end {
                 break;
