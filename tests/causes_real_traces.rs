@@ -307,3 +307,51 @@ fn api32_splash_screen_frame_follows_its_doframe_on_another_thread() {
         txn[col(&txns, "server_tid")]
     );
 }
+
+/// `analyze` builds the two largest cause lookups ahead while the frame database is still
+/// being built, else on first use (which one depends on timing): both must answer alike.
+#[test]
+fn lookups_built_ahead_answer_as_those_built_on_first_use() {
+    use frameprobe::analysis::causes::context::{Ctx, Prebuilt};
+    use frameprobe::analysis::index::Index;
+    use frameprobe::analysis::thread_state::ThreadStateIndex;
+    let mut traces = vec![common::sample_trace()];
+    if let Some(dir) = common::shared("traces", "lookups_built_ahead") {
+        traces.push(dir.join("androidx_api35_startup_cold_classinit.perfetto-trace"));
+    }
+    for t in &traces {
+        let store = frameprobe::import::load(t, frameprobe::single_trace::analysis_load_options())
+            .unwrap()
+            .store;
+        let (idx, states) = (Index::new(&store), ThreadStateIndex::all(&store));
+        let on_first_use = Ctx::new(&idx, &states);
+        let ahead = Ctx::new(&idx, &states).with_prebuilt(Some(Prebuilt::build(&store)));
+        let (start, end) = store.bounds();
+        let step = (end - start) / 7;
+        let (mut slices, mut running) = (0, 0);
+        for utid in 0..store.threads.len() as u32 {
+            for k in 0..7 {
+                let (a, b) = (start + k * step, start + (k + 2) * step);
+                let want = on_first_use.slices_overlapping(utid, a, b);
+                assert_eq!(
+                    ahead.slices_overlapping(utid, a, b),
+                    want,
+                    "{}",
+                    t.display()
+                );
+                slices += want.len();
+            }
+        }
+        for cpu in 0..32 {
+            let want: Vec<u32> = on_first_use.running_on_cpu(cpu).iter().collect();
+            let got: Vec<u32> = ahead.running_on_cpu(cpu).iter().collect();
+            assert_eq!(got, want, "{} cpu {cpu}", t.display());
+            running += want.len();
+        }
+        assert!(
+            slices > 0 && running > 0,
+            "{}: nothing compared",
+            t.display()
+        );
+    }
+}

@@ -172,13 +172,21 @@ fn median_budget(timing: &[process_verdicts::FrameTiming]) -> (i64, &'static str
     )
 }
 
+/// What the main thread computes from the store alone while the frame database is built.
+struct Ahead {
+    vsync: refresh::VsyncTimeline,
+    mb_inputs: std::collections::HashMap<Upid, frame_timing::MbInput>,
+    lookups: Option<causes::context::Prebuilt>,
+}
+
 pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeReport {
     let bounds = store.bounds();
     let trace_start = bounds.0;
     let range = opts.range.resolve(trace_start);
     // The stdlib frame tables (SQLite) need only the store: they are built on a second core
-    // while this one builds the frame model and the thread states.
-    let (db, idx, mut by_process, states) = std::thread::scope(|s| {
+    // while this one builds the frame model, the thread states and what else needs only
+    // the store.
+    let (db, idx, mut by_process, states, ahead) = std::thread::scope(|s| {
         let work = || perfetto_stats::FrameDbWork::run(store, range);
         // SQLite's parser recurses: a stack as large as the per-trace workers' own.
         let db = std::thread::Builder::new()
@@ -188,6 +196,17 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         let by_process = frames::build(&idx);
         // Every thread's states: the causes follow binder servers, lock owners and GC threads.
         let states = ThreadStateIndex::all(store);
+        let ahead = Ahead {
+            vsync: refresh::VsyncTimeline::new(store),
+            mb_inputs: macrobenchmark::inputs_by_process(store),
+            // Built on first use otherwise: only janky frames read them.
+            lookups: match &db {
+                Ok(h) if !h.is_finished() && !by_process.is_empty() => {
+                    Some(causes::context::Prebuilt::build(store))
+                }
+                _ => None,
+            },
+        };
         let db = match db {
             Ok(handle) => handle
                 .join()
@@ -195,7 +214,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             // No thread to be had: build it here.
             Err(_) => work(),
         };
-        (db, idx, by_process, states)
+        (db, idx, by_process, states, ahead)
     });
     let perfetto_stats::FrameDbWork {
         conn: frame_db,
@@ -220,7 +239,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     });
     let (api, api_known) = api_level(store);
     let srcs = sources(store);
-    let vsync = refresh::VsyncTimeline::new(store);
+    let vsync = ahead.vsync;
     let frame_slices = !idx.do_frames.is_empty() || !idx.draw_frames.is_empty();
     let facts = trust::TraceFacts::from_store(
         store,
@@ -245,7 +264,8 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         v.sort_by_key(|&(u, n)| (std::cmp::Reverse(n), u));
         v.into_iter().map(|(u, _)| u).collect()
     };
-    let mb_inputs: std::collections::HashMap<Upid, _> = macrobenchmark::inputs_by_process(store)
+    let mb_inputs: std::collections::HashMap<Upid, _> = ahead
+        .mb_inputs
         .into_iter()
         .map(|(u, i)| (u, i.within(range)))
         .collect();
@@ -261,7 +281,9 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         ));
         Default::default()
     });
-    let cause_ctx = causes::context::Ctx::new(&idx, &states).with_cuj_frames(cuj_frames);
+    let cause_ctx = causes::context::Ctx::new(&idx, &states)
+        .with_prebuilt(ahead.lookups)
+        .with_cuj_frames(cuj_frames);
     let mut processes = Vec::new();
     let mut all_periods = Vec::new();
     for upid in wanted {

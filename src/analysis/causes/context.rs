@@ -40,17 +40,84 @@ pub struct Ctx<'a> {
     pub cuj_frames: super::cuj::CujFrames,
 }
 
+/// The two largest lookups, which need only the store: `analyze` builds them ahead while
+/// the other core is still busy, instead of on first use.
+pub struct Prebuilt {
+    slices: ThreadSlices,
+    running_by_cpu: Grouped,
+}
+
+impl Prebuilt {
+    pub fn build(store: &Store) -> Self {
+        Prebuilt {
+            slices: ThreadSlices::build(store, &thread_track_utids(store)),
+            running_by_cpu: running_by_cpu(store),
+        }
+    }
+}
+
+/// The thread of each thread slice track.
+fn thread_track_utids(store: &Store) -> Vec<Option<Utid>> {
+    let utid = |t: &crate::store::TrackRow| match t.scope {
+        TrackScope::Thread(u) if t.event_type == crate::store::EventType::Slice => Some(u),
+        _ => None,
+    };
+    store.tracks.iter().map(utid).collect()
+}
+
+impl ThreadSlices {
+    fn build(store: &Store, utid_of_track: &[Option<Utid>]) -> Self {
+        let slices = &store.slices;
+        let utid_of = |track: u32| utid_of_track.get(track as usize).copied().flatten();
+        let mut by_track = Grouped::new(|| {
+            slices
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| utid_of(s.track_id).is_some())
+                .map(|(i, s)| (s.track_id as usize, i as SliceId))
+        });
+        // A thread's tracks in the order of their first slices: a group's first row,
+        // while the groups are still in import order.
+        let mut firsts: Vec<(SliceId, u32)> = (0..store.tracks.len() as u32)
+            .filter_map(|t| Some((by_track.get(t as usize).first()?, t)))
+            .collect();
+        firsts.sort_unstable();
+        let mut tracks_of: Vec<Vec<u32>> = vec![Vec::new(); store.threads.len()];
+        for (_, t) in firsts {
+            if let Some(u) = utid_of(t) {
+                tracks_of[u as usize].push(t);
+            }
+        }
+        // Import order is time order per track, but for slices completed out of order
+        // (unmatched ends).
+        by_track.sort_each_by_key(|i| (slices[i as usize].ts, slices[i as usize].depth()));
+        ThreadSlices {
+            by_track,
+            tracks_of,
+        }
+    }
+}
+
+/// Running rows of `store.thread_states` per CPU, in time order.
+fn running_by_cpu(store: &Store) -> Grouped {
+    let rows = &store.thread_states;
+    let Some(running) = store.strings.lookup("Running") else {
+        return Grouped::default();
+    };
+    // Walked twice: the state code first, the whole row only for Running ones.
+    let mut by_cpu = Grouped::new(|| {
+        (0..rows.len())
+            .filter(|&i| rows.state(i) == Some(running))
+            .filter_map(|i| Some((rows.row(i).cpu()? as usize, i as u32)))
+    });
+    by_cpu.sort_each_by_key(|i| rows.ts(i as usize));
+    by_cpu
+}
+
 impl<'a> Ctx<'a> {
     pub fn new(idx: &'a Index<'a>, states: &'a ThreadStateIndex<'a>) -> Self {
         let store = idx.store;
-        let utid_of_track = store
-            .tracks
-            .iter()
-            .map(|t| match t.scope {
-                TrackScope::Thread(u) if t.event_type == crate::store::EventType::Slice => Some(u),
-                _ => None,
-            })
-            .collect();
+        let utid_of_track = thread_track_utids(store);
         Ctx {
             store,
             idx,
@@ -67,6 +134,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// With the lookups built ahead ([`Prebuilt`]).
+    pub fn with_prebuilt(self, prebuilt: Option<Prebuilt>) -> Self {
+        if let Some(p) = prebuilt {
+            let _ = self.slices.set(p.slices);
+            let _ = self.running_by_cpu.set(p.running_by_cpu);
+        }
+        self
+    }
+
     /// With the boundaries of the frames inside CUJs ([`super::cuj::frames_on`]).
     pub fn with_cuj_frames(mut self, frames: super::cuj::CujFrames) -> Self {
         self.cuj_frames = frames;
@@ -79,36 +155,8 @@ impl<'a> Ctx<'a> {
     }
 
     fn thread_slices(&self) -> &ThreadSlices {
-        self.slices.get_or_init(|| {
-            let slices = &self.store.slices;
-            let utid_of = |track: u32| self.utid_of_track.get(track as usize).copied().flatten();
-            let mut by_track = Grouped::new(|| {
-                slices
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| utid_of(s.track_id).is_some())
-                    .map(|(i, s)| (s.track_id as usize, i as SliceId))
-            });
-            // A thread's tracks in the order of their first slices: a group's first row,
-            // while the groups are still in import order.
-            let mut firsts: Vec<(SliceId, u32)> = (0..self.store.tracks.len() as u32)
-                .filter_map(|t| Some((by_track.get(t as usize).first()?, t)))
-                .collect();
-            firsts.sort_unstable();
-            let mut tracks_of: Vec<Vec<u32>> = vec![Vec::new(); self.store.threads.len()];
-            for (_, t) in firsts {
-                if let Some(u) = utid_of(t) {
-                    tracks_of[u as usize].push(t);
-                }
-            }
-            // Import order is time order per track, but for slices completed out of order
-            // (unmatched ends).
-            by_track.sort_each_by_key(|i| (slices[i as usize].ts, slices[i as usize].depth()));
-            ThreadSlices {
-                by_track,
-                tracks_of,
-            }
-        })
+        self.slices
+            .get_or_init(|| ThreadSlices::build(self.store, &self.utid_of_track))
     }
 
     /// Every process's doFrame / DrawFrame slices by vsync id, on any thread.
@@ -238,20 +286,7 @@ impl<'a> Ctx<'a> {
     /// (the `sched` rows but the idle thread's, which has no states).
     pub fn running_on_cpu(&self, cpu: u32) -> Group<'_> {
         self.running_by_cpu
-            .get_or_init(|| {
-                let rows = &self.store.thread_states;
-                let Some(running) = self.store.strings.lookup("Running") else {
-                    return Grouped::default();
-                };
-                // Walked twice: the state code first, the whole row only for Running ones.
-                let mut by_cpu = Grouped::new(|| {
-                    (0..rows.len())
-                        .filter(|&i| rows.state(i) == Some(running))
-                        .filter_map(|i| Some((rows.row(i).cpu()? as usize, i as u32)))
-                });
-                by_cpu.sort_each_by_key(|i| rows.ts(i as usize));
-                by_cpu
-            })
+            .get_or_init(|| running_by_cpu(self.store))
             .get(cpu as usize)
     }
 }
