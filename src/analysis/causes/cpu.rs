@@ -48,7 +48,10 @@ pub fn cluster_names(n: usize) -> Option<&'static [&'static str]> {
 
 impl CpuCounters {
     pub fn build(store: &Store) -> Self {
-        let cpu_of: HashMap<u32, u32> = (store.tracks.iter().enumerate())
+        let cpu_of: HashMap<u32, u32> = store
+            .tracks
+            .iter()
+            .enumerate()
             .filter_map(|(i, t)| Some((i as u32, frequency_track_cpu(store, t)?)))
             .collect();
         let mut out = CpuCounters::default();
