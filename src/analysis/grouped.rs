@@ -28,6 +28,21 @@ fn split(id: u32) -> (u16, u16) {
     ((id >> 16) as u16, id as u16)
 }
 
+/// Counts per group into each group's start (the last entry ends up as the total).
+fn prefix_sums(v: &mut [u32]) {
+    for k in 1..v.len() {
+        v[k] += v[k - 1];
+    }
+}
+
+/// The run entry `from` of a group opens, when its high half differs from the run before.
+fn run_at(last_high: &mut Option<u16>, from: u32, high: u16) -> Option<Run> {
+    (*last_high != Some(high)).then(|| {
+        *last_high = Some(high);
+        Run { from, high }
+    })
+}
+
 impl Grouped {
     /// Groups the `(key, row)` pairs; `pairs` is walked twice (count, then place).
     pub fn new<I>(pairs: impl Fn() -> I) -> Self
@@ -41,9 +56,7 @@ impl Grouped {
             }
             starts[k + 1] += 1;
         }
-        for k in 1..starts.len() {
-            starts[k] += starts[k - 1];
-        }
+        prefix_sums(&mut starts);
         let groups = starts.len().saturating_sub(1);
         let mut next = starts.clone();
         let mut lows = vec![0u16; starts.last().map_or(0, |&n| n as usize)];
@@ -54,10 +67,8 @@ impl Grouped {
             let (high, low) = split(row);
             let e = next[k];
             lows[e as usize] = low;
-            if last_high[k] != Some(high) {
-                last_high[k] = Some(high);
-                let from = e - starts[k];
-                runs.push((k as u32, Run { from, high }));
+            if let Some(run) = run_at(&mut last_high[k], e - starts[k], high) {
+                runs.push((k as u32, run));
             }
             next[k] += 1;
         }
@@ -66,9 +77,7 @@ impl Grouped {
         for &(k, _) in &runs {
             run_starts[k as usize + 1] += 1;
         }
-        for k in 1..run_starts.len() {
-            run_starts[k] += run_starts[k - 1];
-        }
+        prefix_sums(&mut run_starts);
         Grouped {
             starts,
             lows,
@@ -112,13 +121,7 @@ impl Grouped {
                 for (e, id) in ids.into_iter().enumerate() {
                     let (h, low) = split(id);
                     self.lows[at + e] = low;
-                    if high != Some(h) {
-                        high = Some(h);
-                        runs.push(Run {
-                            from: e as u32,
-                            high: h,
-                        });
-                    }
+                    runs.extend(run_at(&mut high, e as u32, h));
                 }
             }
             run_starts[g + 1] = runs.len() as u32;
@@ -182,8 +185,9 @@ impl<'a> Group<'a> {
         let first = runs
             .partition_point(|r| r.from as usize <= k)
             .saturating_sub(1);
+        let group = *self;
         (first..runs.len()).flat_map(move |r| {
-            let to = runs.get(r + 1).map_or(lows.len(), |n| n.from as usize);
+            let to = group.run_end(r);
             let from = (runs[r].from as usize).max(k).min(to);
             let high = runs[r].high;
             lows[from..to].iter().map(move |&low| join(high, low))

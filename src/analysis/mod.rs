@@ -187,7 +187,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     // while this one builds the frame model, the thread states and what else needs only
     // the store.
     let (db, idx, mut by_process, states, ahead) = std::thread::scope(|s| {
-        let work = || perfetto_stats::FrameDbWork::run(store, range);
+        let work = || perfetto_stats::FrameDbWork::run(store, range, bounds);
         // SQLite's parser recurses: a stack as large as the per-trace workers' own.
         let db = std::thread::Builder::new()
             .stack_size(64 << 20)

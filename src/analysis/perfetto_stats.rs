@@ -42,8 +42,9 @@ pub struct StdlibStats {
 
 /// The small database of the frame (and CUJ) slices the stdlib frame tables read, with
 /// those tables built; `analyze` builds it once for the frame stats and the CUJ boundaries.
-pub fn frame_db(store: &Store) -> Result<Connection> {
+pub fn frame_db(store: &Store, bounds: Option<(i64, i64)>) -> Result<Connection> {
     let opts = ExportOptions {
+        bounds,
         sched: false,
         counters: false,
         slices: true,
@@ -66,8 +67,9 @@ pub struct FrameDbWork {
 }
 
 impl FrameDbWork {
-    pub fn run(store: &Store, range: TimeRange) -> FrameDbWork {
-        let conn = frame_db(store);
+    /// `bounds`: the store's `trace_bounds`, which the caller has already computed.
+    pub fn run(store: &Store, range: TimeRange, bounds: (i64, i64)) -> FrameDbWork {
+        let conn = frame_db(store, Some(bounds));
         let (stats, cuj_frames) = match &conn {
             Ok(c) => (
                 compute_on(c, range),
@@ -89,7 +91,7 @@ impl FrameDbWork {
 }
 
 pub fn compute(store: &Store) -> Result<StdlibStats> {
-    compute_on(&frame_db(store)?, TimeRange::default())
+    compute_on(&frame_db(store, None)?, TimeRange::default())
 }
 
 /// The stats from a [`frame_db`]: every frame's verdict, and the per-process counts of the

@@ -27,6 +27,8 @@ pub struct ExportOptions {
     pub thread_state: bool,
     /// `args` and the lookup behind `EXTRACT_ARG`.
     pub args: bool,
+    /// `trace_bounds` when the caller has it already (`Store::bounds` walks every row).
+    pub bounds: Option<(i64, i64)>,
 }
 
 impl Default for ExportOptions {
@@ -38,6 +40,7 @@ impl Default for ExportOptions {
             only_frame_slices: false,
             thread_state: true,
             args: true,
+            bounds: None,
         }
     }
 }
@@ -59,6 +62,7 @@ impl ExportOptions {
             thread_state,
             args: names(&["arg"]),
             only_frame_slices: false,
+            bounds: None,
         }
     }
 }
@@ -145,7 +149,7 @@ pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Con
     conn.execute_batch(SCHEMA)?;
     write_rows(&conn, store, opts)?;
     conn.execute_batch(include_str!("indexes.sql"))?;
-    register_functions(&conn, store, opts.args)?;
+    register_functions(&conn, store, opts)?;
     Ok(conn)
 }
 
@@ -540,10 +544,10 @@ struct ArgsIndex {
     sets: Vec<Vec<(String, Value)>>,
 }
 
-/// `with_args`: EXTRACT_ARG answers from the store's args; without, it answers NULL (the
+/// With `opts.args`, EXTRACT_ARG answers from the store's args; without, it answers NULL (the
 /// SQL does not name args, see [`ExportOptions::for_sql`]).
-fn register_functions(conn: &Connection, s: &Store, with_args: bool) -> rusqlite::Result<()> {
-    let sets = if with_args { &s.args.sets[..] } else { &[][..] };
+fn register_functions(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Result<()> {
+    let sets = if opts.args { &s.args.sets[..] } else { &[][..] };
     let index = Arc::new(ArgsIndex {
         sets: sets
             .iter()
@@ -572,7 +576,7 @@ fn register_functions(conn: &Connection, s: &Store, with_args: bool) -> rusqlite
             .unwrap_or(Value::Null))
     })?;
     crate::analysis::sql_functions::register(conn)?;
-    let (start, end) = s.bounds();
+    let (start, end) = opts.bounds.unwrap_or_else(|| s.bounds());
     crate::analysis::sql_functions::register_bounds(conn, start, end)?;
     Ok(())
 }
@@ -660,5 +664,22 @@ mod tests {
         let conn = to_connection(&s, ExportOptions::for_sql(sql)).unwrap();
         assert_eq!(one(&conn, sql), Value::Integer(1));
         assert_eq!(one(&conn, "select count(*) from args"), Value::Integer(0));
+    }
+
+    /// trace_start()/trace_end() come from the store unless the caller gives the bounds it
+    /// already computed (analyze does, so the frame database does not walk every row again).
+    #[test]
+    fn trace_bounds_come_from_the_caller_when_given() {
+        let s = store_with_an_arg();
+        let ends = "select trace_start() || ',' || trace_end()";
+        let conn = to_connection(&s, ExportOptions::default()).unwrap();
+        let (start, end) = s.bounds();
+        assert_eq!(one(&conn, ends), Value::Text(format!("{start},{end}")));
+        let given = ExportOptions {
+            bounds: Some((5, 9)),
+            ..Default::default()
+        };
+        let conn = to_connection(&s, given).unwrap();
+        assert_eq!(one(&conn, ends), Value::Text("5,9".into()));
     }
 }

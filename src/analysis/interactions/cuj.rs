@@ -39,7 +39,7 @@ pub(super) fn windows(
     let conn = match db {
         Some(c) => c,
         None => {
-            own = perfetto_stats::frame_db(store)?;
+            own = perfetto_stats::frame_db(store, None)?;
             &own
         }
     };
