@@ -53,7 +53,7 @@ pub fn run(a: QueryArgs) -> Result<ExitCode> {
     };
     let loaded = load_for_query(&a.trace, &sql, opts)?;
     super::report_warnings(&a.trace, &loaded.warnings);
-    let rs = run_query(&loaded, &sql, opts)?;
+    let rs = run_query(std::sync::Arc::new(loaded.store), &sql, opts)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     output::write(&mut out, &rs, a.format)?;

@@ -2,6 +2,7 @@
 //! result set.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use rusqlite::fallible_iterator::FallibleIterator;
@@ -10,7 +11,8 @@ use rusqlite::Connection;
 
 use crate::import::{LoadOptions, Loaded};
 use crate::report::result_set::ResultSet;
-use crate::store::sqlite::{to_connection, ExportOptions};
+use crate::store::sqlite::{to_shared_connection, ExportOptions};
+use crate::store::Store;
 
 #[derive(Clone, Copy, Debug)]
 pub struct QueryOptions {
@@ -43,10 +45,10 @@ pub fn load_for_query(trace: &Path, sql: &str, opts: QueryOptions) -> Result<Loa
     super::load_trace(trace, load_opts)
 }
 
-/// Runs `sql` over a trace loaded by [`load_for_query`].
-pub fn run_query(loaded: &Loaded, sql: &str, opts: QueryOptions) -> Result<ResultSet> {
+/// Runs `sql` over the store of a trace loaded by [`load_for_query`].
+pub fn run_query(store: Arc<Store>, sql: &str, opts: QueryOptions) -> Result<ResultSet> {
     let mut conn =
-        to_connection(&loaded.store, export_options(sql)).context("building the SQL tables")?;
+        to_shared_connection(store, export_options(sql)).context("building the SQL tables")?;
     let refusals = if opts.allow_writes {
         None
     } else {

@@ -7,6 +7,7 @@ pub mod opt_id;
 pub mod processes;
 pub mod read_only;
 pub mod slice_row;
+pub mod slice_table;
 pub mod slices;
 pub mod sqlite;
 pub mod strings;
@@ -14,6 +15,7 @@ pub mod thread_states;
 pub mod trace_info;
 pub mod track_compressor;
 pub mod tracks;
+pub mod virtual_table;
 
 use std::collections::BTreeMap;
 

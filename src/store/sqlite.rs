@@ -142,18 +142,60 @@ fn opt_str(s: &Store, id: Option<super::strings::StrId>) -> Option<&str> {
 
 /// Builds an in-memory database holding the store.
 pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Connection> {
+    let conn = with_schema()?;
+    write_rows(&conn, store, opts, SliceRows::Copied)?;
+    finish(&conn, store, opts)?;
+    Ok(conn)
+}
+
+/// [`to_connection`] for SQL that only reads: the slice table is served from the store
+/// where it lies ([`super::virtual_table`]) instead of copied, which takes no time and no
+/// memory up front. The connection keeps the store alive.
+pub fn to_shared_connection(
+    store: Arc<Store>,
+    opts: ExportOptions,
+) -> rusqlite::Result<Connection> {
+    let conn = with_schema()?;
+    write_rows(&conn, &store, opts, SliceRows::InPlace)?;
+    if opts.slices && !opts.only_frame_slices {
+        super::virtual_table::serve(
+            &conn,
+            "__intrinsic_slice",
+            &super::slice_table::SLICE_TABLE,
+            store.clone(),
+        )?;
+    }
+    finish(&conn, &store, opts)?;
+    Ok(conn)
+}
+
+fn with_schema() -> rusqlite::Result<Connection> {
     let conn = Connection::open_in_memory()?;
     conn.execute_batch(
         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;",
     )?;
     conn.execute_batch(SCHEMA)?;
-    write_rows(&conn, store, opts)?;
-    conn.execute_batch(include_str!("indexes.sql"))?;
-    register_functions(&conn, store, opts)?;
     Ok(conn)
 }
 
-fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Result<()> {
+fn finish(conn: &Connection, store: &Store, opts: ExportOptions) -> rusqlite::Result<()> {
+    conn.execute_batch(include_str!("indexes.sql"))?;
+    register_functions(conn, store, opts)
+}
+
+/// Whether [`write_rows`] copies the slice rows or the caller serves them in place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SliceRows {
+    Copied,
+    InPlace,
+}
+
+fn write_rows(
+    conn: &Connection,
+    s: &Store,
+    opts: ExportOptions,
+    slice_rows: SliceRows,
+) -> rusqlite::Result<()> {
     conn.execute_batch("BEGIN")?;
     {
         let mut st = conn.prepare(
@@ -243,7 +285,8 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                 st.raw_bind_parameter(b + 6, s.slice_parent(i as SliceId))?;
                 st.raw_bind_parameter(b + 7, r.arg_set_id.get())
             };
-            if !opts.only_frame_slices {
+            let copied = slice_rows == SliceRows::Copied;
+            if copied && !opts.only_frame_slices {
                 append_rows(conn, "__intrinsic_slice", &cols, s.slices.len(), bind_slice)?;
             }
             let mut st = conn.prepare(
@@ -266,7 +309,9 @@ fn write_rows(conn: &Connection, s: &Store, opts: ExportOptions) -> rusqlite::Re
                     }
                 }
             }
-            write_slice_thread_times(conn, s)?;
+            if copied {
+                write_slice_thread_times(conn, s)?;
+            }
             write_frame_tables(conn, s)?;
             let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,?,NULL)")?;
             for (i, f) in s.flows.iter().enumerate() {

@@ -107,7 +107,8 @@ fn query_columns(
     let (rs, warnings) = py
         .detach(|| {
             let loaded = query::load_for_query(&path, &sql, opts)?;
-            Ok((query::run_query(&loaded, &sql, opts)?, loaded.warnings))
+            let store = std::sync::Arc::new(loaded.store);
+            Ok((query::run_query(store, &sql, opts)?, loaded.warnings))
         })
         .map_err(to_py)?;
     let mut columns: Vec<Vec<Py<PyAny>>> = rs

@@ -8,8 +8,8 @@
 -- markers shorter than 4 ms, left out). Not provided: android_jank_cuj_layer_name.
 
 -- (frameprobe) The CUJ markers join every CUJ with the slices inside it by time: without
--- this index, one scan of all slices per CUJ, which grows with the square of the trace.
-CREATE INDEX IF NOT EXISTS __slice_ts ON __intrinsic_slice(ts);
+-- an index on slice ts, one scan of all slices per CUJ, which grows with the square of the
+-- trace. ensure_module creates it first (Module::joins_slices_by_ts).
 
 CREATE TABLE IF NOT EXISTS _jank_cujs_slices AS
 SELECT

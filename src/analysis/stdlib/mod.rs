@@ -18,6 +18,9 @@ pub struct Module {
     /// no Perfetto name) to build first.
     pub requires: &'static [&'static str],
     pub sql: &'static str,
+    /// The SQL joins slices by time: a copied slice table needs an index on `ts` (a virtual
+    /// one answers time ranges itself and cannot be indexed).
+    pub joins_slices_by_ts: bool,
 }
 
 /// Every module frameprobe provides.
@@ -40,6 +43,7 @@ pub static MODULES: &[Module] = &[
         ],
         requires: &["slices.with_context"],
         sql: include_str!("android_frames.sql"),
+        joins_slices_by_ts: false,
     },
     Module {
         provides: &["android.monitor_contention"],
@@ -52,24 +56,28 @@ pub static MODULES: &[Module] = &[
         ],
         requires: &[],
         sql: include_str!("android_monitor_contention.sql"),
+        joins_slices_by_ts: false,
     },
     Module {
         provides: &["android.garbage_collection"],
         tables: &["android_garbage_collection_events"],
         requires: &["slices.with_context"],
         sql: include_str!("android_garbage_collection.sql"),
+        joins_slices_by_ts: false,
     },
     Module {
         provides: &["slices.with_context"],
         tables: &["thread_or_process_slice", "thread_slice", "process_slice"],
         requires: &[],
         sql: include_str!("slices_with_context.sql"),
+        joins_slices_by_ts: false,
     },
     Module {
         provides: &["android.critical_blocking_calls"],
         tables: &["_android_critical_blocking_calls"],
         requires: &["android.binder", "slices.with_context"],
         sql: include_str!("android_frame_blocking_calls.sql"),
+        joins_slices_by_ts: false,
     },
     Module {
         provides: &["android.cujs.base"],
@@ -84,6 +92,7 @@ pub static MODULES: &[Module] = &[
         ],
         requires: &["android.frames.timeline"],
         sql: include_str!("android_cujs_base.sql"),
+        joins_slices_by_ts: true,
     },
     // The first table of blocking_calls_aggregation, on its own so that `analyze` can
     // build it without the blocking calls (see `analysis::causes::cuj`).
@@ -92,6 +101,7 @@ pub static MODULES: &[Module] = &[
         tables: &["_extended_frame_boundary"],
         requires: &["android.cujs.base"],
         sql: include_str!("android_cuj_frame_boundary.sql"),
+        joins_slices_by_ts: false,
     },
     Module {
         provides: &["android.frame_blocking_calls.blocking_calls_aggregation"],
@@ -102,6 +112,7 @@ pub static MODULES: &[Module] = &[
             "_extended_frame_boundary",
         ],
         sql: include_str!("android_blocking_calls_aggregation.sql"),
+        joins_slices_by_ts: false,
     },
     Module {
         provides: &["android.binder"],
@@ -113,6 +124,7 @@ pub static MODULES: &[Module] = &[
         ],
         requires: &[],
         sql: include_str!("android_binder.sql"),
+        joins_slices_by_ts: false,
     },
 ];
 
@@ -145,9 +157,21 @@ pub fn ensure_module(conn: &Connection, m: &Module) -> Result<()> {
         |r| r.get(0),
     )?;
     if !exists {
+        if m.joins_slices_by_ts && !slices_are_virtual(conn)? {
+            conn.execute_batch("CREATE INDEX IF NOT EXISTS __slice_ts ON __intrinsic_slice(ts)")?;
+        }
         conn.execute_batch(m.sql)?;
     }
     Ok(())
+}
+
+/// Whether the slice table is served in place ([`crate::store::virtual_table`]).
+fn slices_are_virtual(conn: &Connection) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE name = '__intrinsic_slice' AND sql LIKE 'CREATE VIRTUAL TABLE%'",
+        [],
+        |r| r.get(0),
+    )?)
 }
 
 /// Builds the `android.frames.*` tables once per connection.

@@ -1,0 +1,495 @@
+//! Store tables served to SQLite where they lie (SQLite virtual tables) instead of copied
+//! into it row by row: the copy was a quarter of `query`'s time on a large trace (issue 19).
+//!
+//! What SQL sees is what the copied table gave:
+//! - rows come out in id order whatever the plan, as a scan of the copied table gives them;
+//! - every constraint SQLite hands over is checked again by SQLite on what comes back
+//!   (none is omitted), so a lookup only has to return a superset of the matching rows
+//!   and SQLite's own comparison rules (affinity, collation) still decide.
+//!
+//! Equality and range constraints on one column are answered from a sorted index of that
+//! column, built the second time a plan filters on it: a single filtered scan is cheaper
+//! than building it, while a join that probes the column many times needs it (SQLite
+//! builds no automatic index on a virtual table).
+
+use std::borrow::Cow;
+use std::ffi::{c_int, CStr, CString};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use rusqlite::types::{Null, ValueRef};
+use rusqlite::vtab::{
+    Context, CreateVTab, Filters, IndexConstraintOp, IndexInfo, Module, VTab, VTabConnection,
+    VTabCursor, VTabKind,
+};
+use rusqlite::{ffi, Connection};
+
+use super::strings::StrId;
+use super::Store;
+
+/// How a column's values are typed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Int,
+    Text,
+}
+
+/// One value of a row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Cell {
+    Int(i64),
+    Text(StrId),
+    Null,
+}
+
+/// A store table as SQL sees it.
+pub struct TableDef {
+    /// Column names and kinds; column 0 is `id`, the row's index, which is also its rowid.
+    pub columns: &'static [(&'static str, Kind)],
+    pub rows: fn(&Store) -> usize,
+    pub cell: fn(&Store, u32, usize) -> Cell,
+}
+
+/// Replaces the (empty) table `name` of the schema by `def`'s rows of `store`. Views over
+/// `name` read the virtual table from then on.
+pub fn serve(
+    conn: &Connection,
+    name: &str,
+    def: &'static TableDef,
+    store: Arc<Store>,
+) -> rusqlite::Result<()> {
+    const MODULE: Module<'static, StoreTable> = Module::read_only_module();
+    let rows = (def.rows)(&store);
+    let n = def.columns.len();
+    let source = Arc::new(Source {
+        store,
+        def,
+        rows,
+        indexes: (0..n).map(|_| OnceLock::new()).collect(),
+        filtered: (0..n).map(|_| AtomicU32::new(0)).collect(),
+    });
+    let module = format!("__fp_rows_{name}");
+    conn.create_module(module.as_str(), &MODULE, Some(source))?;
+    conn.execute_batch(&format!(
+        "DROP TABLE {name}; CREATE VIRTUAL TABLE {name} USING {module}"
+    ))
+}
+
+/// The key a column is indexed and compared by: the value, or the string's pool id (the
+/// pool holds each string once, so equal strings have equal ids).
+fn key(c: Cell) -> Option<i64> {
+    match c {
+        Cell::Int(v) => Some(v),
+        Cell::Text(s) => Some(s.index() as i64),
+        Cell::Null => None,
+    }
+}
+
+/// A column's non-null rows sorted by (key, id).
+struct SortedColumn {
+    keys: Vec<i64>,
+    ids: Vec<u32>,
+}
+
+impl SortedColumn {
+    fn build(src: &Source, col: usize) -> SortedColumn {
+        let mut pairs: Vec<(i64, u32)> = (0..src.rows as u32)
+            .filter_map(|r| key((src.def.cell)(&src.store, r, col)).map(|k| (k, r)))
+            .collect();
+        pairs.sort_unstable();
+        let (keys, ids) = pairs.into_iter().unzip();
+        SortedColumn { keys, ids }
+    }
+
+    /// The ids whose key is in `lo..=hi`, ascending; `None` when they are so many that a
+    /// filtered scan of every row is cheaper than sorting them back into id order.
+    fn ids_in(&self, lo: i64, hi: i64) -> Option<Vec<u32>> {
+        let a = self.keys.partition_point(|&k| k < lo);
+        let b = self.keys.partition_point(|&k| k <= hi).max(a);
+        let ids = &self.ids[a..b];
+        if lo == hi {
+            // Sorted by (key, id): one key's ids are in order already.
+            return Some(ids.to_vec());
+        }
+        if ids.len() > self.ids.len() / 16 {
+            return None;
+        }
+        let mut ids = ids.to_vec();
+        ids.sort_unstable();
+        Some(ids)
+    }
+}
+
+struct Source {
+    store: Arc<Store>,
+    def: &'static TableDef,
+    rows: usize,
+    indexes: Vec<OnceLock<SortedColumn>>,
+    /// Filtered scans run per column, to build its index on the second.
+    filtered: Vec<AtomicU32>,
+}
+
+#[repr(C)]
+struct StoreTable {
+    /// SQLite's part; must come first.
+    base: ffi::sqlite3_vtab,
+    src: Arc<Source>,
+}
+
+/// The constraint operators a plan passes on, as numbered in `idx_num`.
+const OPS: [IndexConstraintOp; 5] = [
+    IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_EQ,
+    IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_GT,
+    IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_GE,
+    IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_LT,
+    IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_LE,
+];
+const MAX_ARGS: usize = 4;
+
+fn op_code(op: IndexConstraintOp) -> Option<i32> {
+    OPS.iter().position(|o| *o == op).map(|i| i as i32 + 1)
+}
+
+/// A plan: the column filtered (`None`: every row) and the operators of its arguments,
+/// packed into `idx_num` as column + 1 in the low byte, then three bits per operator.
+#[derive(Debug, PartialEq, Eq)]
+struct Plan {
+    col: Option<usize>,
+    ops: Vec<i32>,
+}
+
+impl Plan {
+    fn encode(&self) -> c_int {
+        let mut n = self.col.map_or(0, |c| c as i32 + 1);
+        for (i, op) in self.ops.iter().enumerate() {
+            n |= op << (8 + 3 * i);
+        }
+        n
+    }
+
+    fn decode(n: c_int, args: usize) -> Plan {
+        let col = match n & 0xff {
+            0 => None,
+            c => Some(c as usize - 1),
+        };
+        let ops = (0..args.min(MAX_ARGS))
+            .map(|i| (n >> (8 + 3 * i)) & 7)
+            .collect();
+        Plan { col, ops }
+    }
+}
+
+unsafe impl<'vtab> VTab<'vtab> for StoreTable {
+    type Aux = Arc<Source>;
+    type Cursor = StoreCursor;
+
+    fn connect(
+        _db: &mut VTabConnection,
+        aux: Option<&Arc<Source>>,
+        _module_name: &[u8],
+        _database_name: &[u8],
+        _table_name: &[u8],
+        _args: &[&[u8]],
+    ) -> rusqlite::Result<(Cow<'static, CStr>, Self)> {
+        let src = aux
+            .cloned()
+            .ok_or_else(|| rusqlite::Error::ModuleError("a store table needs its rows".into()))?;
+        let cols: Vec<String> = src
+            .def
+            .columns
+            .iter()
+            .map(|(name, kind)| {
+                let ty = match kind {
+                    Kind::Int => "INTEGER",
+                    Kind::Text => "TEXT",
+                };
+                format!("{name} {ty}")
+            })
+            .collect();
+        let schema = CString::new(format!("CREATE TABLE x({})", cols.join(",")))
+            .map_err(|e| rusqlite::Error::ModuleError(e.to_string()))?;
+        let table = StoreTable {
+            base: ffi::sqlite3_vtab::default(),
+            src,
+        };
+        Ok((Cow::Owned(schema), table))
+    }
+
+    fn best_index(&self, info: &mut IndexInfo) -> rusqlite::Result<bool> {
+        guard(|| self.plan(info))
+    }
+
+    fn open(&'vtab mut self) -> rusqlite::Result<StoreCursor> {
+        Ok(StoreCursor {
+            base: ffi::sqlite3_vtab_cursor::default(),
+            src: self.src.clone(),
+            scan: Scan::Ids(Vec::new(), 0),
+        })
+    }
+}
+
+impl StoreTable {
+    /// Chooses how to walk the rows for the constraints SQLite offers.
+    fn plan(&self, info: &mut IndexInfo) -> rusqlite::Result<bool> {
+        let columns = self.src.def.columns;
+        // Usable constraints this table can narrow a scan by: (constraint index, column, op).
+        let mut usable = Vec::new();
+        for (i, c) in info.constraints().enumerate() {
+            let col = if c.column() < 0 {
+                0
+            } else {
+                c.column() as usize
+            };
+            let Some(op) = op_code(c.operator()) else {
+                continue;
+            };
+            if !c.is_usable() || col >= columns.len() {
+                continue;
+            }
+            // Strings are indexed by pool id: only equality under binary collation holds.
+            if columns[col].1 == Kind::Text && (op != 1 || info.collation(i)? != "BINARY") {
+                continue;
+            }
+            // SQLite walks an IN list in ascending order, one filter per value: ids come out
+            // ascending, another column's rows would not.
+            if col != 0 && op == 1 && info.is_in_constraint(i)? {
+                continue;
+            }
+            usable.push((i, col, op));
+        }
+        let by_eq = |want_id: bool| {
+            usable
+                .iter()
+                .find(|&&(_, col, op)| op == 1 && (col == 0) == want_id)
+        };
+        let chosen: Vec<(usize, usize, i32)> = match by_eq(true).or_else(|| by_eq(false)) {
+            Some(&eq) => vec![eq],
+            None => match usable.first() {
+                Some(&(_, col, _)) => usable
+                    .iter()
+                    .filter(|u| u.1 == col)
+                    .take(MAX_ARGS)
+                    .copied()
+                    .collect(),
+                None => Vec::new(),
+            },
+        };
+        let n = self.src.rows.max(1) as f64;
+        let (cost, rows) = match chosen.first() {
+            None => (n, n),
+            Some(&(_, 0, 1)) => (1.0, 1.0),
+            Some(&(_, _, 1)) => (n.log2() + 10.0, 10.0),
+            Some(_) => {
+                let narrowed = n / 4f64.powi(chosen.len() as i32);
+                (n.log2() + narrowed, narrowed)
+            }
+        };
+        for (arg, &(i, _, _)) in chosen.iter().enumerate() {
+            info.constraint_usage(i).set_argv_index(arg as c_int + 1);
+        }
+        let plan = Plan {
+            col: chosen.first().map(|c| c.1),
+            ops: chosen.iter().map(|c| c.2).collect(),
+        };
+        info.set_idx_num(plan.encode());
+        info.set_estimated_cost(cost);
+        info.set_estimated_rows(rows.ceil() as i64);
+        // Every plan returns rows by ascending id; with no constraint passed on, a single
+        // pass returns all of them, so an ORDER BY id is already met.
+        let by_id = info.num_of_order_by() == 1
+            && info
+                .order_bys()
+                .all(|o| (o.column() <= 0) && !o.is_order_by_desc());
+        if by_id && chosen.is_empty() {
+            info.set_order_by_consumed(true);
+        }
+        Ok(true)
+    }
+}
+
+impl CreateVTab<'_> for StoreTable {
+    const KIND: VTabKind = VTabKind::Default;
+}
+
+/// What a cursor walks.
+enum Scan {
+    /// Ids `pos..end`, keeping those whose key in column `col` is in `lo..=hi` when a
+    /// filter is given.
+    Range {
+        pos: u32,
+        end: u32,
+        filter: Option<(usize, i64, i64)>,
+    },
+    /// Listed ids, ascending.
+    Ids(Vec<u32>, usize),
+}
+
+#[repr(C)]
+struct StoreCursor {
+    /// SQLite's part; must come first.
+    base: ffi::sqlite3_vtab_cursor,
+    src: Arc<Source>,
+    scan: Scan,
+}
+
+impl StoreCursor {
+    fn matches(&self, row: u32) -> bool {
+        match self.scan {
+            Scan::Range {
+                filter: Some((col, lo, hi)),
+                ..
+            } => key((self.src.def.cell)(&self.src.store, row, col))
+                .is_some_and(|k| (lo..=hi).contains(&k)),
+            _ => true,
+        }
+    }
+
+    /// Moves a filtered range forward to its next matching row.
+    fn settle(&mut self) {
+        while let Scan::Range { pos, end, .. } = self.scan {
+            if pos >= end || self.matches(pos) {
+                return;
+            }
+            if let Scan::Range { pos, .. } = &mut self.scan {
+                *pos += 1;
+            }
+        }
+    }
+
+    fn current(&self) -> u32 {
+        match &self.scan {
+            Scan::Range { pos, .. } => *pos,
+            Scan::Ids(ids, i) => ids[*i],
+        }
+    }
+}
+
+/// The key range `lo..=hi` that the plan's arguments allow, or `None` when no row can
+/// match. An argument that is not of the column's kind narrows nothing: SQLite's own check
+/// decides for it.
+fn key_range(src: &Source, plan: &Plan, col: usize, args: &Filters<'_>) -> Option<(i64, i64)> {
+    let (mut lo, mut hi) = (i64::MIN, i64::MAX);
+    for (i, &op) in plan.ops.iter().enumerate() {
+        let (below, above) = match (src.def.columns[col].1, args[i].get_raw()) {
+            // A comparison with NULL is never true.
+            (_, ValueRef::Null) => return None,
+            (Kind::Int, ValueRef::Integer(v)) => (v, v),
+            // The integers either side of a real (`ts < t.ts + 5e6`): a bound widened to
+            // them keeps every row SQLite's numeric comparison would.
+            (Kind::Int, ValueRef::Real(r)) if !r.is_nan() => (r.floor() as i64, r.ceil() as i64),
+            (Kind::Text, ValueRef::Text(t)) => {
+                let s = std::str::from_utf8(t).ok()?;
+                let k = src.store.strings.lookup(s)?.index() as i64;
+                (k, k)
+            }
+            _ => continue,
+        };
+        let exact = below == above;
+        match op {
+            1 => (lo, hi) = (lo.max(below), hi.min(above)),
+            2 if exact => lo = lo.max(below.checked_add(1)?),
+            2 | 3 => lo = lo.max(below),
+            4 if exact => hi = hi.min(above.checked_sub(1)?),
+            _ => hi = hi.min(above),
+        }
+    }
+    (lo <= hi).then_some((lo, hi))
+}
+
+unsafe impl VTabCursor for StoreCursor {
+    fn filter(
+        &mut self,
+        idx_num: c_int,
+        _idx_str: Option<&str>,
+        args: &Filters<'_>,
+    ) -> rusqlite::Result<()> {
+        guard(|| self.start(idx_num, args))
+    }
+
+    fn next(&mut self) -> rusqlite::Result<()> {
+        guard(|| {
+            match &mut self.scan {
+                Scan::Range { pos, .. } => *pos += 1,
+                Scan::Ids(_, i) => *i += 1,
+            }
+            self.settle();
+            Ok(())
+        })
+    }
+
+    fn eof(&self) -> bool {
+        match &self.scan {
+            Scan::Range { pos, end, .. } => pos >= end,
+            Scan::Ids(ids, i) => *i >= ids.len(),
+        }
+    }
+
+    fn column(&self, ctx: &mut Context, i: c_int) -> rusqlite::Result<()> {
+        guard(|| {
+            let store = &self.src.store;
+            match (self.src.def.cell)(store, self.current(), i as usize) {
+                Cell::Int(v) => ctx.set_result(v),
+                Cell::Text(s) => ctx.set_result(store.str(s)),
+                Cell::Null => ctx.set_result(Null),
+            }
+        })
+    }
+
+    fn rowid(&self) -> rusqlite::Result<i64> {
+        Ok(self.current() as i64)
+    }
+}
+
+/// Runs a callback SQLite made: a panic there would abort the process (it cannot unwind
+/// through SQLite), so it becomes this statement's error instead.
+fn guard<T>(f: impl FnOnce() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(rusqlite::Error::ModuleError(
+            "internal error reading a store table".into(),
+        ))
+    })
+}
+
+impl StoreCursor {
+    /// Starts the walk a plan ([`StoreTable::best_index`]) chose, with its arguments.
+    fn start(&mut self, idx_num: c_int, args: &Filters<'_>) -> rusqlite::Result<()> {
+        let src = self.src.clone();
+        let all = src.rows as u32;
+        let plan = Plan::decode(idx_num, args.len());
+        self.scan = match plan.col {
+            None => Scan::Range {
+                pos: 0,
+                end: all,
+                filter: None,
+            },
+            Some(col) => match key_range(&src, &plan, col, args) {
+                None => Scan::Ids(Vec::new(), 0),
+                Some((lo, hi)) if col == 0 => Scan::Range {
+                    pos: lo.clamp(0, all as i64) as u32,
+                    end: hi.saturating_add(1).clamp(0, all as i64) as u32,
+                    filter: None,
+                },
+                Some((lo, hi)) => {
+                    let earlier = src.filtered[col].fetch_add(1, Ordering::Relaxed);
+                    let index = match src.indexes[col].get() {
+                        None if earlier == 0 => None,
+                        _ => Some(src.indexes[col].get_or_init(|| SortedColumn::build(&src, col))),
+                    };
+                    match index.and_then(|index| index.ids_in(lo, hi)) {
+                        Some(ids) => Scan::Ids(ids, 0),
+                        None => Scan::Range {
+                            pos: 0,
+                            end: all,
+                            filter: Some((col, lo, hi)),
+                        },
+                    }
+                }
+            },
+        };
+        self.settle();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
