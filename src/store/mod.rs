@@ -3,11 +3,11 @@
 
 pub mod android_version;
 pub mod args;
+pub mod in_place_tables;
 pub mod opt_id;
 pub mod processes;
 pub mod read_only;
 pub mod slice_row;
-pub mod slice_table;
 pub mod slices;
 pub mod sqlite;
 pub mod strings;

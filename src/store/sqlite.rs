@@ -143,27 +143,36 @@ fn opt_str(s: &Store, id: Option<super::strings::StrId>) -> Option<&str> {
 /// Builds an in-memory database holding the store.
 pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Connection> {
     let conn = with_schema()?;
-    write_rows(&conn, store, opts, SliceRows::Copied)?;
+    write_rows(&conn, store, opts, LargeTables::Copied)?;
     finish(&conn, store, opts)?;
     Ok(conn)
 }
 
-/// [`to_connection`] for SQL that only reads: the slice table is served from the store
-/// where it lies ([`super::virtual_table`]) instead of copied, which takes no time and no
-/// memory up front. The connection keeps the store alive.
+/// [`to_connection`] for SQL that only reads: the large tables (slices, counters, sched,
+/// thread states) are served from the store where they lie ([`super::virtual_table`])
+/// instead of copied, which takes no time and no memory up front. The connection keeps the
+/// store alive.
 pub fn to_shared_connection(
     store: Arc<Store>,
     opts: ExportOptions,
 ) -> rusqlite::Result<Connection> {
+    use super::in_place_tables::{COUNTER_TABLE, SCHED_TABLE, SLICE_TABLE, THREAD_STATE_TABLE};
     let conn = with_schema()?;
-    write_rows(&conn, &store, opts, SliceRows::InPlace)?;
-    if opts.slices && !opts.only_frame_slices {
-        super::virtual_table::serve(
-            &conn,
-            "__intrinsic_slice",
-            &super::slice_table::SLICE_TABLE,
-            store.clone(),
-        )?;
+    write_rows(&conn, &store, opts, LargeTables::InPlace)?;
+    let served = [
+        (opts.slices, "__intrinsic_slice", &SLICE_TABLE),
+        (opts.counters, "__intrinsic_counter", &COUNTER_TABLE),
+        (opts.sched, "__intrinsic_sched_slice", &SCHED_TABLE),
+        (
+            opts.sched && opts.thread_state,
+            "__intrinsic_thread_state",
+            &THREAD_STATE_TABLE,
+        ),
+    ];
+    for (wanted, name, def) in served {
+        if wanted && !opts.only_frame_slices {
+            super::virtual_table::serve(&conn, name, def, store.clone())?;
+        }
     }
     finish(&conn, &store, opts)?;
     Ok(conn)
@@ -183,9 +192,10 @@ fn finish(conn: &Connection, store: &Store, opts: ExportOptions) -> rusqlite::Re
     register_functions(conn, store, opts)
 }
 
-/// Whether [`write_rows`] copies the slice rows or the caller serves them in place.
+/// Whether [`write_rows`] copies the rows of the large tables (slices, counters, sched,
+/// thread states) or the caller serves them in place.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum SliceRows {
+enum LargeTables {
     Copied,
     InPlace,
 }
@@ -194,8 +204,9 @@ fn write_rows(
     conn: &Connection,
     s: &Store,
     opts: ExportOptions,
-    slice_rows: SliceRows,
+    large: LargeTables,
 ) -> rusqlite::Result<()> {
+    let copied = large == LargeTables::Copied;
     conn.execute_batch("BEGIN")?;
     {
         let mut st = conn.prepare(
@@ -285,7 +296,6 @@ fn write_rows(
                 st.raw_bind_parameter(b + 6, s.slice_parent(i as SliceId))?;
                 st.raw_bind_parameter(b + 7, r.arg_set_id.get())
             };
-            let copied = slice_rows == SliceRows::Copied;
             if copied && !opts.only_frame_slices {
                 append_rows(conn, "__intrinsic_slice", &cols, s.slices.len(), bind_slice)?;
             }
@@ -318,7 +328,7 @@ fn write_rows(
                 st.execute(params![i as i64, f.slice_out, f.slice_in, f.trace_id])?;
             }
         }
-        if opts.counters {
+        if opts.counters && copied {
             let cols = ["ts", "track_id", "value", "arg_set_id"];
             append_rows(
                 conn,
@@ -334,7 +344,7 @@ fn write_rows(
                 },
             )?;
         }
-        if opts.sched {
+        if opts.sched && copied {
             let cols = ["ts", "dur", "utid", "end_state", "priority", "ucpu"];
             append_rows(
                 conn,
@@ -351,9 +361,12 @@ fn write_rows(
                     st.raw_bind_parameter(b + 5, r.cpu)
                 },
             )?;
-            if opts.thread_state {
+        }
+        if opts.sched && opts.thread_state {
+            if copied {
                 write_thread_states(conn, s)?;
             }
+            write_spurious_wakeups(conn, s)?;
         }
         if opts.args && !opts.only_frame_slices {
             write_args(conn, s)?;
@@ -384,7 +397,7 @@ fn write_rows(
     conn.execute_batch("COMMIT")
 }
 
-/// `thread_state` and `spurious_sched_wakeup` (both from the thread state tracker).
+/// `thread_state`.
 fn write_thread_states(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     let cols = [
         "ts",
@@ -416,7 +429,11 @@ fn write_thread_states(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
             st.raw_bind_parameter(b + 8, r.irq_context())?;
             st.raw_bind_parameter(b + 9, r.cpu())
         },
-    )?;
+    )
+}
+
+/// `spurious_sched_wakeup`, from the thread state tracker as `thread_state` is.
+fn write_spurious_wakeups(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     let cols = ["ts", "thread_state_id", "irq_context", "utid", "waker_utid"];
     append_rows(
         conn,

@@ -32,13 +32,16 @@ use super::Store;
 pub enum Kind {
     Int,
     Text,
+    /// Not indexed: constraints on it are left to SQLite.
+    Real,
 }
 
 /// One value of a row.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Cell {
     Int(i64),
     Text(StrId),
+    Real(f64),
     Null,
 }
 
@@ -81,7 +84,7 @@ fn key(c: Cell) -> Option<i64> {
     match c {
         Cell::Int(v) => Some(v),
         Cell::Text(s) => Some(s.index() as i64),
-        Cell::Null => None,
+        Cell::Real(_) | Cell::Null => None,
     }
 }
 
@@ -202,6 +205,7 @@ unsafe impl<'vtab> VTab<'vtab> for StoreTable {
                 let ty = match kind {
                     Kind::Int => "INTEGER",
                     Kind::Text => "TEXT",
+                    Kind::Real => "REAL",
                 };
                 format!("{name} {ty}")
             })
@@ -243,7 +247,7 @@ impl StoreTable {
             let Some(op) = op_code(c.operator()) else {
                 continue;
             };
-            if !c.is_usable() || col >= columns.len() {
+            if !c.is_usable() || col >= columns.len() || columns[col].1 == Kind::Real {
                 continue;
             }
             // Strings are indexed by pool id: only equality under binary collation holds.
@@ -430,6 +434,7 @@ unsafe impl VTabCursor for StoreCursor {
             match (self.src.def.cell)(store, self.current(), i as usize) {
                 Cell::Int(v) => ctx.set_result(v),
                 Cell::Text(s) => ctx.set_result(store.str(s)),
+                Cell::Real(v) => ctx.set_result(v),
                 Cell::Null => ctx.set_result(Null),
             }
         })

@@ -137,7 +137,7 @@ fn a_plan_survives_its_packing() {
 fn a_sorted_column_finds_every_key_in_a_range_in_id_order() {
     let src = Source {
         store: Arc::new(seeded_store()),
-        def: &crate::store::slice_table::SLICE_TABLE,
+        def: &crate::store::in_place_tables::SLICE_TABLE,
         rows: 5_000,
         indexes: Vec::new(),
         filtered: Vec::new(),

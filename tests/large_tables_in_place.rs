@@ -1,5 +1,5 @@
-//! `query` serves the slice table in place (a virtual table over the store) instead of
-//! copying it into SQLite. The same SQL must give the same rows, in the same order, over
+//! `query` serves the large tables (slices, counters, sched, thread states) in place
+//! (virtual tables over the store) instead of copying them into SQLite. The same SQL must give the same rows, in the same order, over
 //! both: every walk the virtual table can choose (whole scan, id range, first filtered scan,
 //! sorted-column lookup) is reached by one of these queries.
 
@@ -41,11 +41,25 @@ const QUERIES: &[&str] = &[
     "select name, count(*), sum(dur), min(ts) from slice group by name order by name",
     "INCLUDE PERFETTO MODULE android.frame_blocking_calls.blocking_calls_aggregation; select * from _jank_cujs_slices order by cuj_id",
     "INCLUDE PERFETTO MODULE android.frames.timeline; select * from android_frames order by frame_id, ts",
+    "select * from thread_state",
+    "select * from thread_state where utid = (select utid from thread_state group by utid order by count(*) desc limit 1)",
+    "select t.id, w.id, w.utid from thread_state t join thread_state w on w.id = t.waker_id where t.state = 'R' order by t.id",
+    "select state, io_wait, count(*), sum(dur) from thread_state group by state, io_wait order by state, io_wait",
+    "select * from spurious_sched_wakeup",
+    "select * from sched",
+    "select * from sched where cpu = 1 and ts > (select min(ts) + 1000000 from sched) limit 500",
+    "select s.id, t.id from sched s join thread_state t on t.utid = s.utid and t.ts = s.ts order by s.id limit 2000",
+    "select end_state, count(*) from sched_slice group by end_state order by end_state",
+    "select * from counter",
+    "select * from counter where value > 1000 and value < 5e5",
+    "select c.id, t.name, c.value from counter c join counter_track t on c.track_id = t.id order by c.id",
+    "select count(*), sum(value) from counter where track_id in (select id from counter_track where name glob '*freq*')",
 ];
 
 fn compare_on(trace: &Path) {
     let opts = QueryOptions::default();
-    let loaded = load_for_query(trace, "select * from slice", opts).unwrap();
+    let every_table = "select * from slice, thread_state, counter";
+    let loaded = load_for_query(trace, every_table, opts).unwrap();
     let store = Arc::new(loaded.store);
     assert!(
         store.slices.len() > 1000,
@@ -75,13 +89,13 @@ fn compare_on(trace: &Path) {
 }
 
 #[test]
-fn in_place_slices_answer_as_the_copied_table_on_the_sample() {
+fn in_place_tables_answer_as_the_copied_ones_on_the_sample() {
     compare_on(&common::sample_trace());
 }
 
 #[test]
-fn in_place_slices_answer_as_the_copied_table_on_real_traces() {
-    let test = "in_place_slices_answer_as_the_copied_table_on_real_traces";
+fn in_place_tables_answer_as_the_copied_ones_on_real_traces() {
+    let test = "in_place_tables_answer_as_the_copied_ones_on_real_traces";
     let Some(traces) = common::shared("traces", test) else {
         return;
     };
