@@ -7,10 +7,11 @@
 //!   (none is omitted), so a lookup only has to return a superset of the matching rows
 //!   and SQLite's own comparison rules (affinity, collation) still decide.
 //!
-//! Equality and range constraints on one column are answered from a sorted index of that
-//! column, built the second time a plan filters on it: a single filtered scan is cheaper
-//! than building it, while a join that probes the column many times needs it (SQLite
-//! builds no automatic index on a virtual table).
+//! A plan walks one column's equality or range (an id range, or a sorted index of that
+//! column built the second time a plan filters on it: a single filtered scan is cheaper than
+//! building it, while a join that probes the column many times needs it, and SQLite builds
+//! no automatic index on a virtual table). Constraints on other columns filter the walked
+//! rows before SQLite sees them.
 
 use std::borrow::Cow;
 use std::ffi::{c_int, CStr, CString};
@@ -139,7 +140,7 @@ struct StoreTable {
     src: Arc<Source>,
 }
 
-/// The constraint operators a plan passes on, as numbered in `idx_num`.
+/// The constraint operators a plan passes on, numbered from 1 as in [`Plan`].
 const OPS: [IndexConstraintOp; 5] = [
     IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_EQ,
     IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_GT,
@@ -147,38 +148,39 @@ const OPS: [IndexConstraintOp; 5] = [
     IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_LT,
     IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_LE,
 ];
-const MAX_ARGS: usize = 4;
+const EQ: u8 = 1;
+/// Bounds on the driving column, and arguments in all.
+const MAX_DRIVING: usize = 4;
+const MAX_ARGS: usize = 8;
 
-fn op_code(op: IndexConstraintOp) -> Option<i32> {
-    OPS.iter().position(|o| *o == op).map(|i| i as i32 + 1)
+fn op_code(op: IndexConstraintOp) -> Option<u8> {
+    OPS.iter().position(|o| *o == op).map(|i| i as u8 + 1)
 }
 
-/// A plan: the column filtered (`None`: every row) and the operators of its arguments,
-/// packed into `idx_num` as column + 1 in the low byte, then three bits per operator.
+/// A plan: for each argument SQLite passes, in order, the column it bounds and its operator.
+/// The first argument's column drives the walk (an id range or that column's sorted index);
+/// the other columns filter the rows it yields. Packed into `idx_str` as `col.op` words.
 #[derive(Debug, PartialEq, Eq)]
 struct Plan {
-    col: Option<usize>,
-    ops: Vec<i32>,
+    args: Vec<(usize, u8)>,
 }
 
 impl Plan {
-    fn encode(&self) -> c_int {
-        let mut n = self.col.map_or(0, |c| c as i32 + 1);
-        for (i, op) in self.ops.iter().enumerate() {
-            n |= op << (8 + 3 * i);
-        }
-        n
+    fn encode(&self) -> String {
+        let words: Vec<String> = self.args.iter().map(|(c, o)| format!("{c}.{o}")).collect();
+        words.join(" ")
     }
 
-    fn decode(n: c_int, args: usize) -> Plan {
-        let col = match n & 0xff {
-            0 => None,
-            c => Some(c as usize - 1),
-        };
-        let ops = (0..args.min(MAX_ARGS))
-            .map(|i| (n >> (8 + 3 * i)) & 7)
-            .collect();
-        Plan { col, ops }
+    fn decode(s: Option<&str>) -> Option<Plan> {
+        let args = s
+            .unwrap_or("")
+            .split_whitespace()
+            .map(|w| {
+                let (c, o) = w.split_once('.')?;
+                Some((c.parse().ok()?, o.parse().ok()?))
+            })
+            .collect::<Option<_>>()?;
+        Some(Plan { args })
     }
 }
 
@@ -228,6 +230,7 @@ unsafe impl<'vtab> VTab<'vtab> for StoreTable {
             base: ffi::sqlite3_vtab_cursor::default(),
             src: self.src.clone(),
             scan: Scan::Ids(Vec::new(), 0),
+            filters: Vec::new(),
         })
     }
 }
@@ -236,7 +239,7 @@ impl StoreTable {
     /// Chooses how to walk the rows for the constraints SQLite offers.
     fn plan(&self, info: &mut IndexInfo) -> rusqlite::Result<bool> {
         let columns = self.src.def.columns;
-        // Usable constraints this table can narrow a scan by: (constraint index, column, op).
+        // Constraints this table can narrow a walk by: (constraint index, column, op, IN).
         let mut usable = Vec::new();
         for (i, c) in info.constraints().enumerate() {
             let col = if c.column() < 0 {
@@ -251,51 +254,64 @@ impl StoreTable {
                 continue;
             }
             // Strings are indexed by pool id: only equality under binary collation holds.
-            if columns[col].1 == Kind::Text && (op != 1 || info.collation(i)? != "BINARY") {
+            if columns[col].1 == Kind::Text && (op != EQ || info.collation(i)? != "BINARY") {
                 continue;
             }
-            // SQLite walks an IN list in ascending order, one filter per value: ids come out
-            // ascending, another column's rows would not.
-            if col != 0 && op == 1 && info.is_in_constraint(i)? {
-                continue;
-            }
-            usable.push((i, col, op));
+            let is_in = op == EQ && info.is_in_constraint(i)?;
+            usable.push((i, col, op, is_in));
         }
-        let by_eq = |want_id: bool| {
+        // SQLite walks an IN list in ascending order, one filter per value: ids then come
+        // out ascending, but only when the list is the driving equality on `id`.
+        let plain_eq = |id: bool| {
             usable
                 .iter()
-                .find(|&&(_, col, op)| op == 1 && (col == 0) == want_id)
+                .find(|u| u.2 == EQ && (u.1 == 0) == id && !u.3)
         };
-        let chosen: Vec<(usize, usize, i32)> = match by_eq(true).or_else(|| by_eq(false)) {
-            Some(&eq) => vec![eq],
-            None => match usable.first() {
-                Some(&(_, col, _)) => usable
-                    .iter()
-                    .filter(|u| u.1 == col)
-                    .take(MAX_ARGS)
-                    .copied()
-                    .collect(),
-                None => Vec::new(),
-            },
-        };
+        let id_in = usable.iter().find(|u| u.1 == 0 && u.3);
+        let mut chosen: Vec<(usize, usize, u8)> = Vec::new();
+        match plain_eq(true).or(id_in).or_else(|| plain_eq(false)) {
+            Some(&(i, col, op, _)) => chosen.push((i, col, op)),
+            None => {
+                if let Some(&(_, col, _, _)) = usable.iter().find(|u| !u.3) {
+                    let ranges = usable.iter().filter(|u| u.1 == col && !u.3);
+                    chosen.extend(ranges.take(MAX_DRIVING).map(|u| (u.0, u.1, u.2)));
+                }
+            }
+        }
+        let driving = chosen.first().map(|c| c.1);
+        let others = usable.iter().filter(|u| Some(u.1) != driving && !u.3);
+        chosen.extend(others.map(|u| (u.0, u.1, u.2)));
+        chosen.truncate(MAX_ARGS);
+
         let n = self.src.rows.max(1) as f64;
-        let (cost, rows) = match chosen.first() {
-            None => (n, n),
-            Some(&(_, 0, 1)) => (1.0, 1.0),
-            Some(&(_, _, 1)) => (n.log2() + 10.0, 10.0),
-            Some(_) => {
-                let narrowed = n / 4f64.powi(chosen.len() as i32);
-                (n.log2() + narrowed, narrowed)
+        let mut rows = n;
+        for &(_, col, op) in &chosen {
+            rows /= match (col, op) {
+                (0, EQ) => n,
+                (_, EQ) => 10.0,
+                _ => 4.0,
+            };
+        }
+        let rows = rows.max(1.0);
+        let cost = match chosen.first() {
+            None => n,
+            Some((_, 0, EQ)) => 1.0,
+            Some(&(_, col, _)) => {
+                // The walk's own rows, before the other columns filter them.
+                let walked = chosen
+                    .iter()
+                    .filter(|c| c.1 == col)
+                    .fold(n, |r, c| r / if c.2 == EQ { 10.0 } else { 4.0 });
+                n.log2() + walked.max(rows)
             }
         };
         for (arg, &(i, _, _)) in chosen.iter().enumerate() {
             info.constraint_usage(i).set_argv_index(arg as c_int + 1);
         }
         let plan = Plan {
-            col: chosen.first().map(|c| c.1),
-            ops: chosen.iter().map(|c| c.2).collect(),
+            args: chosen.iter().map(|c| (c.1, c.2)).collect(),
         };
-        info.set_idx_num(plan.encode());
+        info.set_idx_str(&plan.encode());
         info.set_estimated_cost(cost);
         info.set_estimated_rows(rows.ceil() as i64);
         // Every plan returns rows by ascending id; with no constraint passed on, a single
@@ -317,13 +333,8 @@ impl CreateVTab<'_> for StoreTable {
 
 /// What a cursor walks.
 enum Scan {
-    /// Ids `pos..end`, keeping those whose key in column `col` is in `lo..=hi` when a
-    /// filter is given.
-    Range {
-        pos: u32,
-        end: u32,
-        filter: Option<(usize, i64, i64)>,
-    },
+    /// Ids `pos..end`.
+    Range { pos: u32, end: u32 },
     /// Listed ids, ascending.
     Ids(Vec<u32>, usize),
 }
@@ -334,29 +345,36 @@ struct StoreCursor {
     base: ffi::sqlite3_vtab_cursor,
     src: Arc<Source>,
     scan: Scan,
+    /// Rows are kept only when their key in each column is within its `lo..=hi`.
+    filters: Vec<(usize, i64, i64)>,
 }
 
 impl StoreCursor {
     fn matches(&self, row: u32) -> bool {
-        match self.scan {
-            Scan::Range {
-                filter: Some((col, lo, hi)),
-                ..
-            } => key((self.src.def.cell)(&self.src.store, row, col))
-                .is_some_and(|k| (lo..=hi).contains(&k)),
-            _ => true,
+        self.filters.iter().all(|&(col, lo, hi)| {
+            key((self.src.def.cell)(&self.src.store, row, col))
+                .is_some_and(|k| (lo..=hi).contains(&k))
+        })
+    }
+
+    fn at_end(&self) -> bool {
+        match &self.scan {
+            Scan::Range { pos, end } => pos >= end,
+            Scan::Ids(ids, i) => *i >= ids.len(),
         }
     }
 
-    /// Moves a filtered range forward to its next matching row.
+    fn advance(&mut self) {
+        match &mut self.scan {
+            Scan::Range { pos, .. } => *pos += 1,
+            Scan::Ids(_, i) => *i += 1,
+        }
+    }
+
+    /// Moves forward to the next row the filters keep.
     fn settle(&mut self) {
-        while let Scan::Range { pos, end, .. } = self.scan {
-            if pos >= end || self.matches(pos) {
-                return;
-            }
-            if let Scan::Range { pos, .. } = &mut self.scan {
-                *pos += 1;
-            }
+        while !self.at_end() && !self.matches(self.current()) {
+            self.advance();
         }
     }
 
@@ -368,64 +386,84 @@ impl StoreCursor {
     }
 }
 
-/// The key range `lo..=hi` that the plan's arguments allow, or `None` when no row can
-/// match. An argument that is not of the column's kind narrows nothing: SQLite's own check
+/// Narrows a column's key range `lo..=hi` by one argument; `None` when no row can match.
+/// An argument that is not of the column's kind narrows nothing: SQLite's own check
 /// decides for it.
-fn key_range(src: &Source, plan: &Plan, col: usize, args: &Filters<'_>) -> Option<(i64, i64)> {
-    let (mut lo, mut hi) = (i64::MIN, i64::MAX);
-    for (i, &op) in plan.ops.iter().enumerate() {
-        let (below, above) = match (src.def.columns[col].1, args[i].get_raw()) {
-            // A comparison with NULL is never true.
-            (_, ValueRef::Null) => return None,
-            (Kind::Int, ValueRef::Integer(v)) => (v, v),
-            // The integers either side of a real (`ts < t.ts + 5e6`): a bound widened to
-            // them keeps every row SQLite's numeric comparison would.
-            (Kind::Int, ValueRef::Real(r)) if !r.is_nan() => (r.floor() as i64, r.ceil() as i64),
-            (Kind::Text, ValueRef::Text(t)) => {
-                let s = std::str::from_utf8(t).ok()?;
-                let k = src.store.strings.lookup(s)?.index() as i64;
-                (k, k)
-            }
-            _ => continue,
-        };
-        let exact = below == above;
-        match op {
-            1 => (lo, hi) = (lo.max(below), hi.min(above)),
-            2 if exact => lo = lo.max(below.checked_add(1)?),
-            2 | 3 => lo = lo.max(below),
-            4 if exact => hi = hi.min(above.checked_sub(1)?),
-            _ => hi = hi.min(above),
+fn narrow(
+    src: &Source,
+    col: usize,
+    op: u8,
+    arg: ValueRef<'_>,
+    range: &mut (i64, i64),
+) -> Option<()> {
+    let (lo, hi) = range;
+    let (below, above) = match (src.def.columns[col].1, arg) {
+        // A comparison with NULL is never true.
+        (_, ValueRef::Null) => return None,
+        (Kind::Int, ValueRef::Integer(v)) => (v, v),
+        // The integers either side of a real (`ts < t.ts + 5e6`): a bound widened to
+        // them keeps every row SQLite's numeric comparison would.
+        (Kind::Int, ValueRef::Real(r)) if !r.is_nan() => (r.floor() as i64, r.ceil() as i64),
+        (Kind::Text, ValueRef::Text(t)) => {
+            let s = std::str::from_utf8(t).ok()?;
+            let k = src.store.strings.lookup(s)?.index() as i64;
+            (k, k)
         }
+        _ => return Some(()),
+    };
+    let exact = below == above;
+    match op {
+        EQ => (*lo, *hi) = ((*lo).max(below), (*hi).min(above)),
+        2 if exact => *lo = (*lo).max(below.checked_add(1)?),
+        2 | 3 => *lo = (*lo).max(below),
+        4 if exact => *hi = (*hi).min(above.checked_sub(1)?),
+        _ => *hi = (*hi).min(above),
     }
-    (lo <= hi).then_some((lo, hi))
+    (*lo <= *hi).then_some(())
+}
+
+/// Each column's key range under the plan's arguments, in the order the plan names the
+/// columns (the driving one first); `None` when no row can match.
+fn key_ranges(src: &Source, plan: &Plan, args: &Filters<'_>) -> Option<Vec<(usize, i64, i64)>> {
+    let mut ranges: Vec<(usize, (i64, i64))> = Vec::new();
+    for (i, &(col, op)) in plan.args.iter().enumerate() {
+        let at = match ranges.iter().position(|r| r.0 == col) {
+            Some(at) => at,
+            None => {
+                ranges.push((col, (i64::MIN, i64::MAX)));
+                ranges.len() - 1
+            }
+        };
+        narrow(src, col, op, args[i].get_raw(), &mut ranges[at].1)?;
+    }
+    Some(
+        ranges
+            .into_iter()
+            .map(|(c, (lo, hi))| (c, lo, hi))
+            .collect(),
+    )
 }
 
 unsafe impl VTabCursor for StoreCursor {
     fn filter(
         &mut self,
-        idx_num: c_int,
-        _idx_str: Option<&str>,
+        _idx_num: c_int,
+        idx_str: Option<&str>,
         args: &Filters<'_>,
     ) -> rusqlite::Result<()> {
-        guard(|| self.start(idx_num, args))
+        guard(|| self.start(idx_str, args))
     }
 
     fn next(&mut self) -> rusqlite::Result<()> {
         guard(|| {
-            match &mut self.scan {
-                Scan::Range { pos, .. } => *pos += 1,
-                Scan::Ids(_, i) => *i += 1,
-            }
+            self.advance();
             self.settle();
             Ok(())
         })
     }
 
     fn eof(&self) -> bool {
-        match &self.scan {
-            Scan::Range { pos, end, .. } => pos >= end,
-            Scan::Ids(ids, i) => *i >= ids.len(),
-        }
+        self.at_end()
     }
 
     fn column(&self, ctx: &mut Context, i: c_int) -> rusqlite::Result<()> {
@@ -456,41 +494,48 @@ fn guard<T>(f: impl FnOnce() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
 }
 
 impl StoreCursor {
-    /// Starts the walk a plan ([`StoreTable::best_index`]) chose, with its arguments.
-    fn start(&mut self, idx_num: c_int, args: &Filters<'_>) -> rusqlite::Result<()> {
+    /// Starts the walk a plan ([`StoreTable::plan`]) chose, with its arguments.
+    fn start(&mut self, idx_str: Option<&str>, args: &Filters<'_>) -> rusqlite::Result<()> {
         let src = self.src.clone();
         let all = src.rows as u32;
-        let plan = Plan::decode(idx_num, args.len());
-        self.scan = match plan.col {
-            None => Scan::Range {
-                pos: 0,
-                end: all,
-                filter: None,
-            },
-            Some(col) => match key_range(&src, &plan, col, args) {
-                None => Scan::Ids(Vec::new(), 0),
-                Some((lo, hi)) if col == 0 => Scan::Range {
+        let plan = Plan::decode(idx_str)
+            .filter(|p| {
+                p.args.len() == args.len() && p.args.iter().all(|a| a.0 < src.def.columns.len())
+            })
+            .ok_or_else(|| {
+                rusqlite::Error::ModuleError("a store table got a plan it did not make".into())
+            })?;
+        let Some(mut ranges) = key_ranges(&src, &plan, args) else {
+            self.scan = Scan::Ids(Vec::new(), 0);
+            self.filters.clear();
+            return Ok(());
+        };
+        self.scan = match ranges.first().copied() {
+            None => Scan::Range { pos: 0, end: all },
+            Some((0, lo, hi)) => {
+                ranges.remove(0);
+                Scan::Range {
                     pos: lo.clamp(0, all as i64) as u32,
                     end: hi.saturating_add(1).clamp(0, all as i64) as u32,
-                    filter: None,
-                },
-                Some((lo, hi)) => {
-                    let earlier = src.filtered[col].fetch_add(1, Ordering::Relaxed);
-                    let index = match src.indexes[col].get() {
-                        None if earlier == 0 => None,
-                        _ => Some(src.indexes[col].get_or_init(|| SortedColumn::build(&src, col))),
-                    };
-                    match index.and_then(|index| index.ids_in(lo, hi)) {
-                        Some(ids) => Scan::Ids(ids, 0),
-                        None => Scan::Range {
-                            pos: 0,
-                            end: all,
-                            filter: Some((col, lo, hi)),
-                        },
-                    }
                 }
-            },
+            }
+            Some((col, lo, hi)) => {
+                let earlier = src.filtered[col].fetch_add(1, Ordering::Relaxed);
+                let index = match src.indexes[col].get() {
+                    None if earlier == 0 => None,
+                    _ => Some(src.indexes[col].get_or_init(|| SortedColumn::build(&src, col))),
+                };
+                match index.and_then(|index| index.ids_in(lo, hi)) {
+                    Some(ids) => {
+                        ranges.remove(0);
+                        Scan::Ids(ids, 0)
+                    }
+                    // Scanned, with the driving column as one more filter.
+                    None => Scan::Range { pos: 0, end: all },
+                }
+            }
         };
+        self.filters = ranges;
         self.settle();
         Ok(())
     }
