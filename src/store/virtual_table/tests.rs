@@ -160,3 +160,18 @@ fn a_sorted_column_finds_every_key_in_a_range_in_id_order() {
     // Half the rows: a scan is cheaper than sorting them back.
     assert_eq!(index.ids_in(0, 1_000_000), None);
 }
+
+#[test]
+fn an_empty_store_serves_empty_tables() {
+    let opts = ExportOptions::for_sql("select * from slice, thread_state, counter");
+    let conn = to_shared_connection(Arc::new(Store::default()), opts).unwrap();
+    for sql in [
+        "select * from slice",
+        "select * from slice where id = 0 or ts > 5",
+        "select * from thread_state where utid = 1",
+        "select * from counter order by id",
+        "select * from sched where ts between 1 and 2",
+    ] {
+        assert!(rows(&conn, sql).is_empty(), "{sql}");
+    }
+}
