@@ -9,7 +9,9 @@ use rusqlite::types::{Null, Value};
 use rusqlite::{params, Connection, ToSql};
 
 use super::args::ArgValue;
-use super::{EventType, MetaValue, SliceId, Store, TrackScope};
+use super::in_place_tables::{COUNTER_TABLE, SCHED_TABLE, SLICE_TABLE, THREAD_STATE_TABLE};
+use super::virtual_table::{Cell, TableDef};
+use super::{EventType, MetaValue, Store, TrackScope};
 
 const SCHEMA: &str = include_str!("schema.sql");
 
@@ -156,11 +158,14 @@ pub fn to_shared_connection(
     store: Arc<Store>,
     opts: ExportOptions,
 ) -> rusqlite::Result<Connection> {
-    use super::in_place_tables::{COUNTER_TABLE, SCHED_TABLE, SLICE_TABLE, THREAD_STATE_TABLE};
     let conn = with_schema()?;
     write_rows(&conn, &store, opts, LargeTables::InPlace)?;
     let served = [
-        (opts.slices, "__intrinsic_slice", &SLICE_TABLE),
+        (
+            opts.slices && !opts.only_frame_slices,
+            "__intrinsic_slice",
+            &SLICE_TABLE,
+        ),
         (opts.counters, "__intrinsic_counter", &COUNTER_TABLE),
         (opts.sched, "__intrinsic_sched_slice", &SCHED_TABLE),
         (
@@ -170,7 +175,7 @@ pub fn to_shared_connection(
         ),
     ];
     for (wanted, name, def) in served {
-        if wanted && !opts.only_frame_slices {
+        if wanted {
             super::virtual_table::serve(&conn, name, def, store.clone())?;
         }
     }
@@ -275,52 +280,11 @@ fn write_rows(
             ])?;
         }
         if opts.slices {
-            let cols = [
-                "ts",
-                "dur",
-                "track_id",
-                "category",
-                "name",
-                "depth",
-                "parent_id",
-                "arg_set_id",
-            ];
-            let bind_slice = |st: &mut rusqlite::Statement<'_>, i: usize, b: usize| {
-                let r = &s.slices[i];
-                st.raw_bind_parameter(b, r.ts)?;
-                st.raw_bind_parameter(b + 1, r.dur)?;
-                st.raw_bind_parameter(b + 2, r.track_id)?;
-                st.raw_bind_parameter(b + 3, opt_str(s, s.slice_category(i as SliceId)))?;
-                st.raw_bind_parameter(b + 4, opt_str(s, r.name))?;
-                st.raw_bind_parameter(b + 5, r.depth())?;
-                st.raw_bind_parameter(b + 6, s.slice_parent(i as SliceId))?;
-                st.raw_bind_parameter(b + 7, r.arg_set_id.get())
-            };
             if copied && !opts.only_frame_slices {
-                append_rows(conn, "__intrinsic_slice", &cols, s.slices.len(), bind_slice)?;
+                copy_table(conn, s, "__intrinsic_slice", &SLICE_TABLE)?;
             }
-            let mut st = conn.prepare(
-                "INSERT INTO __intrinsic_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id) VALUES (?,?,?,?,?,?,?,?,?)",
-            )?;
-            let wanted = opts.only_frame_slices.then(|| frame_slice_names(s));
-            let timeline: std::collections::HashSet<u32> = if opts.only_frame_slices {
-                s.frame_timeline.iter().map(|f| f.slice_id).collect()
-            } else {
-                Default::default()
-            };
-            // Only the frame slices, under their own ids.
-            if let Some(w) = &wanted {
-                for (i, r) in s.slices.iter().enumerate() {
-                    let named = r.name.is_some_and(|n| w[n.index() as usize]);
-                    if named || timeline.contains(&(i as u32)) {
-                        st.raw_bind_parameter(1, i as i64)?;
-                        bind_slice(&mut st, i, 2)?;
-                        st.raw_execute()?;
-                    }
-                }
-            }
-            if copied {
-                write_slice_thread_times(conn, s)?;
+            if opts.only_frame_slices {
+                write_frame_slices(conn, s)?;
             }
             write_frame_tables(conn, s)?;
             let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,?,NULL)")?;
@@ -329,42 +293,14 @@ fn write_rows(
             }
         }
         if opts.counters && copied {
-            let cols = ["ts", "track_id", "value", "arg_set_id"];
-            append_rows(
-                conn,
-                "__intrinsic_counter",
-                &cols,
-                s.counters.len(),
-                |st, i, b| {
-                    let c = &s.counters[i];
-                    st.raw_bind_parameter(b, c.ts)?;
-                    st.raw_bind_parameter(b + 1, c.track_id)?;
-                    st.raw_bind_parameter(b + 2, c.value)?;
-                    st.raw_bind_parameter(b + 3, c.arg_set_id.get())
-                },
-            )?;
+            copy_table(conn, s, "__intrinsic_counter", &COUNTER_TABLE)?;
         }
         if opts.sched && copied {
-            let cols = ["ts", "dur", "utid", "end_state", "priority", "ucpu"];
-            append_rows(
-                conn,
-                "__intrinsic_sched_slice",
-                &cols,
-                s.sched.len(),
-                |st, i, b| {
-                    let r = &s.sched[i];
-                    st.raw_bind_parameter(b, r.ts)?;
-                    st.raw_bind_parameter(b + 1, r.dur)?;
-                    st.raw_bind_parameter(b + 2, r.utid)?;
-                    st.raw_bind_parameter(b + 3, opt_str(s, r.end_state))?;
-                    st.raw_bind_parameter(b + 4, r.priority)?;
-                    st.raw_bind_parameter(b + 5, r.cpu)
-                },
-            )?;
+            copy_table(conn, s, "__intrinsic_sched_slice", &SCHED_TABLE)?;
         }
         if opts.sched && opts.thread_state {
             if copied {
-                write_thread_states(conn, s)?;
+                copy_table(conn, s, "__intrinsic_thread_state", &THREAD_STATE_TABLE)?;
             }
             write_spurious_wakeups(conn, s)?;
         }
@@ -397,39 +333,56 @@ fn write_rows(
     conn.execute_batch("COMMIT")
 }
 
-/// `thread_state`.
-fn write_thread_states(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
-    let cols = [
-        "ts",
-        "dur",
-        "utid",
-        "state",
-        "io_wait",
-        "blocked_function",
-        "waker_utid",
-        "waker_id",
-        "irq_context",
-        "ucpu",
-    ];
-    append_rows(
-        conn,
-        "__intrinsic_thread_state",
-        &cols,
-        s.thread_states.len(),
-        |st, i, b| {
-            let r = s.thread_states.row(i);
-            st.raw_bind_parameter(b, r.ts)?;
-            st.raw_bind_parameter(b + 1, r.dur)?;
-            st.raw_bind_parameter(b + 2, r.utid)?;
-            st.raw_bind_parameter(b + 3, opt_str(s, r.state()))?;
-            st.raw_bind_parameter(b + 4, r.io_wait())?;
-            st.raw_bind_parameter(b + 5, opt_str(s, s.blocked_function(i as u32)))?;
-            st.raw_bind_parameter(b + 6, r.waker_utid(&s.thread_states))?;
-            st.raw_bind_parameter(b + 7, r.waker_id())?;
-            st.raw_bind_parameter(b + 8, r.irq_context())?;
-            st.raw_bind_parameter(b + 9, r.cpu())
-        },
-    )
+/// Copies a large table ([`super::in_place_tables`]): the same columns and values
+/// [`to_shared_connection`] serves in place.
+fn copy_table(conn: &Connection, s: &Store, table: &str, def: &TableDef) -> rusqlite::Result<()> {
+    let cols: Vec<&str> = def.columns[1..].iter().map(|c| c.0).collect();
+    append_rows(conn, table, &cols, (def.rows)(s), |st, i, b| {
+        bind_cells(st, s, def, i as u32, 1, b)
+    })
+}
+
+/// Binds row `row`'s cells from column `from` on, to the parameters from `first` on.
+fn bind_cells(
+    st: &mut rusqlite::Statement<'_>,
+    s: &Store,
+    def: &TableDef,
+    row: u32,
+    from: usize,
+    first: usize,
+) -> rusqlite::Result<()> {
+    for col in from..def.columns.len() {
+        let p = first + col - from;
+        match (def.cell)(s, row, col) {
+            Cell::Int(v) => st.raw_bind_parameter(p, v)?,
+            Cell::Text(t) => st.raw_bind_parameter(p, s.str(t))?,
+            Cell::Real(v) => st.raw_bind_parameter(p, v)?,
+            Cell::Null => st.raw_bind_parameter(p, Null)?,
+        }
+    }
+    Ok(())
+}
+
+/// Only the slices the frame tables use ([`ExportOptions::only_frame_slices`]), under their
+/// own ids.
+fn write_frame_slices(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+    let cols: Vec<&str> = SLICE_TABLE.columns.iter().map(|c| c.0).collect();
+    let marks = vec!["?"; cols.len()].join(",");
+    let mut st = conn.prepare(&format!(
+        "INSERT INTO __intrinsic_slice({}) VALUES ({marks})",
+        cols.join(",")
+    ))?;
+    let wanted = frame_slice_names(s);
+    let timeline: std::collections::HashSet<u32> =
+        s.frame_timeline.iter().map(|f| f.slice_id).collect();
+    for (i, r) in s.slices.iter().enumerate() {
+        let named = r.name.is_some_and(|n| wanted[n.index() as usize]);
+        if named || timeline.contains(&(i as u32)) {
+            bind_cells(&mut st, s, &SLICE_TABLE, i as u32, 0, 1)?;
+            st.raw_execute()?;
+        }
+    }
+    Ok(())
 }
 
 /// `spurious_sched_wakeup`, from the thread state tracker as `thread_state` is.
@@ -490,26 +443,6 @@ fn write_args(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
         st.raw_bind_parameter(b + 5, rv)?;
         st.raw_bind_parameter(b + 6, arg.value.type_name())
     })
-}
-
-/// The thread-time columns of the few slices that have them.
-fn write_slice_thread_times(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
-    if s.slice_thread_times.is_empty() {
-        return Ok(());
-    }
-    let mut st = conn.prepare(
-        "UPDATE __intrinsic_slice SET thread_ts=?, thread_dur=?, thread_instruction_count=?, thread_instruction_delta=? WHERE id=?",
-    )?;
-    for (id, t) in &s.slice_thread_times {
-        st.execute(params![
-            t.thread_ts,
-            t.thread_dur,
-            t.thread_instruction_count,
-            t.thread_instruction_delta,
-            id
-        ])?;
-    }
-    Ok(())
 }
 
 fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {

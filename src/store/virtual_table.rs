@@ -284,26 +284,23 @@ impl StoreTable {
         chosen.truncate(MAX_ARGS);
 
         let n = self.src.rows.max(1) as f64;
-        let mut rows = n;
-        for &(_, col, op) in &chosen {
-            rows /= match (col, op) {
-                (0, EQ) => n,
-                (_, EQ) => 10.0,
-                _ => 4.0,
-            };
-        }
-        let rows = rows.max(1.0);
+        // Rows left after some of the chosen constraints: an id is one row, another
+        // equality a tenth of them (a guess, as SQLite's own), a bound a quarter.
+        let left = |on: &dyn Fn(usize) -> bool| {
+            let kept = chosen.iter().filter(|c| on(c.1));
+            let rows = kept.fold(n, |r, &(_, col, op)| match (col, op) {
+                (0, EQ) => 1.0,
+                (_, EQ) => r / 10.0,
+                _ => r / 4.0,
+            });
+            rows.max(1.0)
+        };
+        let rows = left(&|_| true);
         let cost = match chosen.first() {
             None => n,
             Some((_, 0, EQ)) => 1.0,
-            Some(&(_, col, _)) => {
-                // The walk's own rows, before the other columns filter them.
-                let walked = chosen
-                    .iter()
-                    .filter(|c| c.1 == col)
-                    .fold(n, |r, c| r / if c.2 == EQ { 10.0 } else { 4.0 });
-                n.log2() + walked.max(rows)
-            }
+            // The walk's own rows, before the other columns filter them.
+            Some(&(_, col, _)) => n.log2() + left(&|c| c == col),
         };
         for (arg, &(i, _, _)) in chosen.iter().enumerate() {
             info.constraint_usage(i).set_argv_index(arg as c_int + 1);
