@@ -106,3 +106,27 @@ fn in_place_tables_answer_as_the_copied_ones_on_real_traces() {
         compare_on(&traces.join(format!("{t}.perfetto-trace")));
     }
 }
+
+/// Both paths read the same column definitions, so the comparison above cannot see a column
+/// read from the wrong field; trace_processor's meaning of the waker columns can: `waker_id`
+/// is the waker's Running row, on the `waker_utid` thread, started before the woken state.
+#[test]
+fn waker_id_is_the_running_row_of_waker_utid() {
+    let test = "waker_id_is_the_running_row_of_waker_utid";
+    let Some(traces) = common::shared("traces", test) else {
+        return;
+    };
+    let trace = traces.join("androidx_api35_startup_cold_classinit.perfetto-trace");
+    let rows = common::query_csv(
+        &trace,
+        "select (select count(*) from thread_state where waker_id is not null), \
+         (select count(*) from thread_state t join thread_state w on w.id = t.waker_id \
+          where w.utid != t.waker_utid or w.state != 'Running' or w.ts > t.ts)",
+    );
+    let with_waker: u64 = rows[1][0].parse().unwrap();
+    assert!(with_waker > 1000, "{with_waker} states with a waker row");
+    assert_eq!(
+        rows[1][1], "0",
+        "states whose waker_id is not their waker's Running row"
+    );
+}
