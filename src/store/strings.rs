@@ -48,42 +48,109 @@ impl Ord for StrId {
     }
 }
 
+/// The strings are stored once, back to back; the index holds only ids and hashes them by
+/// the text they point at. Interning is on every imported slice's path, and 4-byte entries
+/// over one buffer keep its lookups in cache where boxed keys did not.
 #[derive(Default)]
 pub struct StringPool {
-    strings: Vec<Box<str>>,
-    index: rustc_hash::FxHashMap<Box<str>, StrId>,
+    text: String,
+    /// `ends[i]` is where string `i` stops in `text`; it starts where string `i - 1` stopped.
+    ends: Vec<usize>,
+    index: hashbrown::HashTable<StrId>,
+}
+
+fn hash_of(s: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(s)
+}
+
+/// String `id` of a pool's parts (a free function so the index can rehash while it is borrowed).
+fn text_of<'a>(text: &'a str, ends: &[usize], id: StrId) -> &'a str {
+    let i = id.index() as usize;
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    &text[start..ends[i]]
 }
 
 impl StringPool {
     pub fn intern(&mut self, s: &str) -> StrId {
-        if let Some(&id) = self.index.get(s) {
-            return id;
+        let hash = hash_of(s);
+        let (text, ends) = (&mut self.text, &mut self.ends);
+        let entry = self.index.entry(
+            hash,
+            |&id| text_of(text, ends, id) == s,
+            |&id| hash_of(text_of(text, ends, id)),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                let id = StrId::from_index(ends.len() as u32);
+                text.push_str(s);
+                ends.push(text.len());
+                e.insert(id);
+                id
+            }
         }
-        let id = StrId::from_index(self.strings.len() as u32);
-        self.strings.push(s.into());
-        self.index.insert(s.into(), id);
-        id
     }
 
     pub fn get(&self, id: StrId) -> &str {
-        &self.strings[id.index() as usize]
+        text_of(&self.text, &self.ends, id)
     }
 
     pub fn lookup(&self, s: &str) -> Option<StrId> {
-        self.index.get(s).copied()
+        let (text, ends) = (&self.text, &self.ends);
+        self.index
+            .find(hash_of(s), |&id| text_of(text, ends, id) == s)
+            .copied()
     }
 
     /// Every string, in id order: the n-th is `StrId::from_index(n)`'s (for per-name tables
     /// indexed by [`StrId::index`]).
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.strings.iter().map(|s| &**s)
+        (0..self.ends.len() as u32).map(|i| self.get(StrId::from_index(i)))
     }
 
     pub fn len(&self) -> usize {
-        self.strings.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
+        self.ends.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Many strings (the index grows and rehashes several times), with prefixes of one
+    /// another, the empty string and multi-byte text: every id reads back its own text, a
+    /// second intern gives the first id, and lookup finds exactly what was interned.
+    #[test]
+    fn ids_read_back_their_text_across_growth() {
+        let mut texts: Vec<String> = vec![String::new(), "é".into(), "éé".into(), "a".into()];
+        texts.extend((0..5000).map(|i| format!("binder transaction {i}")));
+        texts.extend((0..50).map(|i| "x".repeat(i)));
+        let mut pool = StringPool::default();
+        let mut ids = Vec::new();
+        let mut seen = std::collections::HashMap::new();
+        for t in &texts {
+            let id = pool.intern(t);
+            assert_eq!(*seen.entry(t.clone()).or_insert(id), id, "{t:?}");
+            ids.push(id);
+        }
+        assert_eq!(pool.len(), seen.len());
+        for (t, &id) in texts.iter().zip(&ids) {
+            assert_eq!(pool.get(id), t);
+            assert_eq!(pool.intern(t), id);
+            assert_eq!(pool.lookup(t), Some(id));
+        }
+        assert_eq!(pool.len(), seen.len(), "a second intern must not add");
+        assert_eq!(pool.lookup("binder transaction 5000"), None);
+        assert_eq!(pool.lookup("binder transaction"), None);
+        let listed: Vec<&str> = pool.iter().collect();
+        for (i, s) in listed.iter().enumerate() {
+            assert_eq!(pool.get(StrId::from_index(i as u32)), *s);
+        }
+        assert_eq!(listed.len(), pool.len());
     }
 }
