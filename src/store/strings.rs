@@ -59,12 +59,14 @@ pub struct StringPool {
     index: hashbrown::HashTable<StrId>,
 }
 
+#[inline]
 fn hash_of(s: &str) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(s)
 }
 
 /// String `id` of a pool's parts (a free function so the index can rehash while it is borrowed).
+#[inline]
 fn text_of<'a>(text: &'a str, ends: &[usize], id: StrId) -> &'a str {
     let i = id.index() as usize;
     let start = if i == 0 { 0 } else { ends[i - 1] };
