@@ -91,6 +91,29 @@ impl BlobArena {
         }
     }
 
+    /// Starts an arena that replaces `old`: it takes `old`'s spare chunk for its first.
+    fn succeeding(old: &mut BlobArena) -> BlobArena {
+        BlobArena {
+            spare: old.spare.take(),
+            ..BlobArena::default()
+        }
+    }
+
+    /// Keeps one of `old`'s chunks (once its payloads are copied out) as the spare.
+    fn keep_spare_from(&mut self, old: BlobArena) {
+        if self.spare.is_none() {
+            self.spare = old
+                .chunks
+                .into_iter()
+                .flatten()
+                .find(|c| c.capacity() == CHUNK_BYTES)
+                .map(|mut c| {
+                    c.clear();
+                    c
+                });
+        }
+    }
+
     pub fn bytes_held(&self) -> usize {
         self.bytes_held
     }
@@ -423,7 +446,8 @@ impl Sorter {
     /// few events behind (trace_processor's rule stops at the first queue it cannot advance),
     /// and each of them would otherwise keep a whole chunk, window after window.
     fn compact_arena(&mut self) {
-        let old = std::mem::take(&mut self.arena);
+        let successor = BlobArena::succeeding(&mut self.arena);
+        let old = std::mem::replace(&mut self.arena, successor);
         let fresh = &mut self.arena;
         for q in &mut self.queues {
             match q {
@@ -445,6 +469,7 @@ impl Sorter {
                 AnyQueue::Switch(..) | AnyQueue::Waking(..) => {}
             }
         }
+        self.arena.keep_spare_from(old);
     }
 
     /// Hands on everything that is left.
@@ -701,6 +726,26 @@ mod tests {
         a.release(second);
         let huge = a.push(&vec![4u8; CHUNK_BYTES + 1]);
         assert_eq!(a.get(huge).len(), CHUNK_BYTES + 1);
+    }
+
+    /// Compaction's fresh arena starts on the old arena's spare chunk and, once the payloads
+    /// are copied out, keeps one of the old chunks as its own spare.
+    #[test]
+    fn a_compacted_arena_inherits_a_spare_chunk() {
+        let mut old = BlobArena::default();
+        let first = old.push(&vec![1u8; CHUNK_BYTES - 8]);
+        let spare_at = old.get(first).as_ptr();
+        let kept = old.push(&[2u8; 16]);
+        old.release(first);
+        let mut fresh = BlobArena::succeeding(&mut old);
+        let copied = fresh.push(old.get(kept));
+        assert_eq!(fresh.get(copied).as_ptr(), spare_at);
+        let old_chunk_at = old.get(kept).as_ptr();
+        fresh.keep_spare_from(old);
+        let next = fresh.push(&vec![3u8; CHUNK_BYTES - 8]);
+        assert_eq!(fresh.get(next).as_ptr(), old_chunk_at);
+        assert!(fresh.get(next).iter().all(|&b| b == 3));
+        assert_eq!(fresh.get(copied), &[2u8; 16]);
     }
 
     #[test]
