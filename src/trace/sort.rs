@@ -82,12 +82,17 @@ impl BlobArena {
     }
 
     fn free_chunk(&mut self, i: usize) {
-        if let Some(mut c) = self.chunks[i].take() {
+        if let Some(c) = self.chunks[i].take() {
             self.bytes_held -= c.capacity();
-            if c.capacity() == CHUNK_BYTES {
-                c.clear();
-                self.spare = Some(c);
-            }
+            self.offer_spare(c);
+        }
+    }
+
+    /// Keeps a chunk of the usual size, emptied, as the spare.
+    fn offer_spare(&mut self, mut c: Vec<u8>) {
+        if c.capacity() == CHUNK_BYTES {
+            c.clear();
+            self.spare = Some(c);
         }
     }
 
@@ -102,15 +107,14 @@ impl BlobArena {
     /// Keeps one of `old`'s chunks (once its payloads are copied out) as the spare.
     fn keep_spare_from(&mut self, old: BlobArena) {
         if self.spare.is_none() {
-            self.spare = old
+            if let Some(c) = old
                 .chunks
                 .into_iter()
                 .flatten()
                 .find(|c| c.capacity() == CHUNK_BYTES)
-                .map(|mut c| {
-                    c.clear();
-                    c
-                });
+            {
+                self.offer_spare(c);
+            }
         }
     }
 
@@ -703,16 +707,23 @@ mod tests {
         assert_eq!(a.get(b2), b"tail");
     }
 
-    /// A freed chunk's memory is reused by the next chunk (fresh chunks fault every page in,
-    /// and unmapping them cost x300 `analyze` 1.7 s of system time), and what is read from
-    /// the reused chunk is the new payload.
-    #[test]
-    fn the_next_chunk_reuses_the_last_one_freed() {
+    /// An arena whose first chunk was freed into the spare (returned with its address) while
+    /// a 16-byte payload (returned) lives in the second.
+    fn arena_with_a_spare() -> (BlobArena, *const u8, Blob) {
         let mut a = BlobArena::default();
         let first = a.push(&vec![1u8; CHUNK_BYTES - 8]);
         let first_at = a.get(first).as_ptr();
         let second = a.push(&[2u8; 16]);
         a.release(first);
+        (a, first_at, second)
+    }
+
+    /// A freed chunk's memory is reused by the next chunk (fresh chunks fault every page in,
+    /// and unmapping them cost x300 `analyze` 1.7 s of system time), and what is read from
+    /// the reused chunk is the new payload.
+    #[test]
+    fn the_next_chunk_reuses_the_last_one_freed() {
+        let (mut a, first_at, second) = arena_with_a_spare();
         assert_eq!(
             a.bytes_held(),
             CHUNK_BYTES,
@@ -732,11 +743,7 @@ mod tests {
     /// are copied out, keeps one of the old chunks as its own spare.
     #[test]
     fn a_compacted_arena_inherits_a_spare_chunk() {
-        let mut old = BlobArena::default();
-        let first = old.push(&vec![1u8; CHUNK_BYTES - 8]);
-        let spare_at = old.get(first).as_ptr();
-        let kept = old.push(&[2u8; 16]);
-        old.release(first);
+        let (mut old, spare_at, kept) = arena_with_a_spare();
         let mut fresh = BlobArena::succeeding(&mut old);
         let copied = fresh.push(old.get(kept));
         assert_eq!(fresh.get(copied).as_ptr(), spare_at);
