@@ -223,6 +223,31 @@ fn trace_span(trace: &[u8]) -> (i64, i64) {
     (lo, hi)
 }
 
+/// The TracingServiceEvent kind a packet carries (its oneof field number), if any.
+fn service_event_kind(p: &[u8]) -> Option<u32> {
+    const SERVICE_EVENT: u32 = 69;
+    let (_, ev) = Fields::new(p)
+        .flatten()
+        .find(|(id, _)| *id == SERVICE_EVENT)?;
+    let Value::Bytes(ev) = ev else { return None };
+    Fields::new(ev).flatten().next().map(|(kind, _)| kind)
+}
+
+/// Whether copy `k` of `copies` keeps a packet: the workload is one recording session, so
+/// tracing starts in the first copy and stops in the last. Repeating the start would make
+/// the importer crop every ftrace event before the latest start it has read (Perfetto's
+/// rule), a number of copies that does not grow with the workload.
+fn keeps_packet(p: &[u8], k: u32, copies: u32) -> bool {
+    const ALL_DATA_SOURCES_STARTED: u32 = 1;
+    const TRACING_STARTED: u32 = 2;
+    const TRACING_DISABLED: u32 = 5;
+    match service_event_kind(p) {
+        Some(ALL_DATA_SOURCES_STARTED | TRACING_STARTED) => k == 0,
+        Some(TRACING_DISABLED) => k + 1 == copies,
+        _ => true,
+    }
+}
+
 /// Writes `copies` shifted copies of `trace` one after the other.
 fn make_workload(trace: &[u8], copies: u32, out: &Path) -> Result<u64> {
     let (lo, hi) = trace_span(trace);
@@ -231,13 +256,14 @@ fn make_workload(trace: &[u8], copies: u32, out: &Path) -> Result<u64> {
     }
     let step = (hi - lo) + 1_000_000_000;
     let mut buf = Vec::with_capacity(trace.len() * copies as usize);
-    for k in 0..copies as i64 {
+    for k in 0..copies {
         let s = Shift {
-            ts: k * step,
-            ids: k * 10_000_000,
+            ts: i64::from(k) * step,
+            ids: i64::from(k) * 10_000_000,
         };
         for (id, v) in Fields::new(trace).flatten() {
             match (id, v) {
+                (1, Value::Bytes(p)) if !keeps_packet(p, k, copies) => {}
                 (1, Value::Bytes(p)) => put_field(&mut buf, 1, Value::Bytes(&packet(p, &s))),
                 _ => put_field(&mut buf, id, v),
             }
@@ -301,9 +327,7 @@ fn measure_tp(a: &Args, tp: &Path, c: &Comparison, workload: &Path) -> Result<Me
     })
 }
 
-/// Rows each workload imports (slices + sched + counters): trace_processor's cropping drops
-/// the ftrace data of the first copies (before the tracing_started it reads at its first
-/// extraction), so small workloads import fewer rows per MB.
+/// Rows each workload imports (slices + sched + counters), for the time per row.
 fn rows_imported(bin: &Path, workload: &Path) -> Result<f64> {
     let out = Command::new(bin)
         .args(["query", &workload.display().to_string(), "--format", "csv"])
@@ -487,5 +511,44 @@ mod tests {
         );
         assert!(shift_vsync_ids("B|12|Choreographer#doFrame - resynced to 1 in 2ms", 1).is_none());
         assert!(shift_vsync_ids("B|12|inflate", 1).is_none());
+    }
+
+    /// A workload of N copies is one session: each copy imports about as many slices as the
+    /// trace alone, so time per MB compares like with like across sizes. Repeating the copies'
+    /// tracing_started made the import crop about half of a 6-copy workload.
+    #[test]
+    fn every_copy_imports_as_many_slices_as_the_trace() {
+        let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/traces/androidx_api35_startup_cold_classinit.perfetto-trace");
+        if !trace.exists() {
+            eprintln!(
+                "skipped: {} is absent (../shared is not beside the repo)",
+                trace.display()
+            );
+            return;
+        }
+        let slices = |p: &Path| {
+            let loaded =
+                frameprobe::import::load(p, frameprobe::import::LoadOptions::all()).unwrap();
+            let cropped =
+                loaded.store.stats.iter().any(|((name, _), s)| {
+                    *name == "ftrace_packet_before_tracing_start" && s.value > 0
+                });
+            (loaded.store.slices.len(), cropped)
+        };
+        let (one, cropped) = slices(&trace);
+        assert!(one > 1000 && !cropped);
+        let dir = std::env::temp_dir().join(format!("frameprobe-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("x4.perfetto-trace");
+        make_workload(&std::fs::read(&trace).unwrap(), 4, &out).unwrap();
+        // Within 1%: a slice still open at a copy's end is closed by the next copy's end.
+        let (four, cropped) = slices(&out);
+        assert!(!cropped, "the workload was cropped");
+        assert!(
+            four <= 4 * one && four * 100 >= 4 * one * 99,
+            "{four} slices, one copy has {one}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
