@@ -308,6 +308,22 @@ fn api32_splash_screen_frame_follows_its_doframe_on_another_thread() {
     );
 }
 
+/// The sample trace, and the api35 trace when `../shared` is there.
+fn sample_and_api35(test: &str) -> Vec<std::path::PathBuf> {
+    let mut traces = vec![common::sample_trace()];
+    if let Some(dir) = common::shared("traces", test) {
+        traces.push(dir.join("androidx_api35_startup_cold_classinit.perfetto-trace"));
+    }
+    traces
+}
+
+/// A trace loaded the way `analyze` loads it.
+fn analysis_store(t: &std::path::Path) -> frameprobe::store::Store {
+    frameprobe::import::load(t, frameprobe::single_trace::analysis_load_options())
+        .unwrap()
+        .store
+}
+
 /// `analyze` builds the two largest cause lookups ahead while the frame database is still
 /// being built, else on first use (which one depends on timing): both must answer alike.
 #[test]
@@ -315,14 +331,8 @@ fn lookups_built_ahead_answer_as_those_built_on_first_use() {
     use frameprobe::analysis::causes::context::{Ctx, Prebuilt};
     use frameprobe::analysis::index::Index;
     use frameprobe::analysis::thread_state::ThreadStateIndex;
-    let mut traces = vec![common::sample_trace()];
-    if let Some(dir) = common::shared("traces", "lookups_built_ahead") {
-        traces.push(dir.join("androidx_api35_startup_cold_classinit.perfetto-trace"));
-    }
-    for t in &traces {
-        let store = frameprobe::import::load(t, frameprobe::single_trace::analysis_load_options())
-            .unwrap()
-            .store;
+    for t in &sample_and_api35("lookups_built_ahead") {
+        let store = analysis_store(t);
         let (idx, states) = (Index::new(&store), ThreadStateIndex::all(&store));
         let on_first_use = Ctx::new(&idx, &states);
         let ahead = Ctx::new(&idx, &states).with_prebuilt(Some(Prebuilt::build(&store)));
@@ -351,6 +361,42 @@ fn lookups_built_ahead_answer_as_those_built_on_first_use() {
         assert!(
             slices > 0 && running > 0,
             "{}: nothing compared",
+            t.display()
+        );
+    }
+}
+
+/// `analyze` builds a process's cause chains on two threads, each taking the next janky frame:
+/// every chain must still be its own frame's, in frame order, and the frames not asked for
+/// must get none (here every third frame is left out, so the positions have gaps).
+#[test]
+fn chains_built_on_two_threads_are_each_frames_own() {
+    use frameprobe::analysis::causes::{chain, chains_of, context::Ctx};
+    use frameprobe::analysis::index::Index;
+    use frameprobe::analysis::thread_state::ThreadStateIndex;
+    for t in &sample_and_api35("chains_built_on_two_threads") {
+        let store = analysis_store(t);
+        let (idx, states) = (Index::new(&store), ThreadStateIndex::all(&store));
+        let (two, one) = (Ctx::new(&idx, &states), Ctx::new(&idx, &states));
+        let mut compared = 0;
+        for frames in frameprobe::analysis::frames::build(&idx).values() {
+            let wanted: Vec<bool> = (0..frames.len()).map(|i| i % 3 != 2).collect();
+            let got = chains_of(&two, frames, &wanted);
+            assert_eq!(got.len(), frames.len());
+            for (i, f) in frames.iter().enumerate() {
+                let want = if wanted[i] { chain(&one, f) } else { None };
+                assert_eq!(
+                    serde_json::to_value(&got[i]).unwrap(),
+                    serde_json::to_value(&want).unwrap(),
+                    "{} frame {i}",
+                    t.display()
+                );
+                compared += usize::from(want.is_some());
+            }
+        }
+        assert!(
+            compared >= 16,
+            "{}: {compared} chains compared",
             t.display()
         );
     }

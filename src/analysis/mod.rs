@@ -330,24 +330,16 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         }
         layers.sort_by_key(|l| std::cmp::Reverse(l.frames));
         // A cause chain for every janky frame, and their aggregate.
-        let mut cause_agg = causes::Aggregate::default();
-        let chains: Vec<Option<causes::CauseChain>> = frames
-            .iter()
-            .zip(&v.timing)
-            .map(|(f, timing)| {
-                if !process_verdicts::janky(f, timing) {
-                    return None;
-                }
-                let c = causes::chain(&cause_ctx, f);
-                cause_agg.add(f.layer.as_deref(), c.as_ref());
-                c
-            })
-            .collect();
         let janky: Vec<bool> = frames
             .iter()
             .zip(&v.timing)
             .map(|(f, t)| process_verdicts::janky(f, t))
             .collect();
+        let chains = causes::chains_of(&cause_ctx, &frames, &janky);
+        let mut cause_agg = causes::Aggregate::default();
+        for ((f, c), _) in frames.iter().zip(&chains).zip(&janky).filter(|(_, &j)| j) {
+            cause_agg.add(f.layer.as_deref(), c.as_ref());
+        }
         let interactions = interactions::summary::summarize(
             &detected,
             &interactions::summary::ProcessFrames {

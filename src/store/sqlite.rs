@@ -287,9 +287,13 @@ fn write_rows(
                 write_frame_slices(conn, s)?;
             }
             write_frame_tables(conn, s)?;
-            let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,?,NULL)")?;
-            for (i, f) in s.flows.iter().enumerate() {
-                st.execute(params![i as i64, f.slice_out, f.slice_in, f.trace_id])?;
+            // The frame modules read no flows, and most flows join slices a frame-slice
+            // database leaves out.
+            if !opts.only_frame_slices {
+                let mut st = conn.prepare("INSERT INTO __intrinsic_flow(id,slice_out,slice_in,trace_id,arg_set_id) VALUES (?,?,?,?,NULL)")?;
+                for (i, f) in s.flows.iter().enumerate() {
+                    st.execute(params![i as i64, f.slice_out, f.slice_in, f.trace_id])?;
+                }
             }
         }
         if opts.counters && copied {
@@ -373,14 +377,18 @@ fn write_frame_slices(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
         cols.join(",")
     ))?;
     let wanted = frame_slice_names(s);
-    let timeline: std::collections::HashSet<u32> =
-        s.frame_timeline.iter().map(|f| f.slice_id).collect();
-    for (i, r) in s.slices.iter().enumerate() {
-        let named = r.name.is_some_and(|n| wanted[n.index() as usize]);
-        if named || timeline.contains(&(i as u32)) {
-            bind_cells(&mut st, s, &SLICE_TABLE, i as u32, 0, 1)?;
-            st.raw_execute()?;
-        }
+    // In id order: the FrameTimeline slices, and the slices named as frame slices.
+    let mut ids: Vec<u32> = s.frame_timeline.iter().map(|f| f.slice_id).collect();
+    ids.extend((0..s.slices.len() as u32).filter(|&i| {
+        s.slices[i as usize]
+            .name
+            .is_some_and(|n| wanted[n.index() as usize])
+    }));
+    ids.sort_unstable();
+    ids.dedup();
+    for i in ids {
+        bind_cells(&mut st, s, &SLICE_TABLE, i, 0, 1)?;
+        st.raw_execute()?;
     }
     Ok(())
 }

@@ -2,9 +2,9 @@
 //! order, thread and process names, binder flows, per-CPU scheduling and counters. Built
 //! lazily where only some frames need them.
 
-use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use super::super::grouped::{Group, Grouped};
 use super::super::index::Index;
@@ -26,16 +26,16 @@ pub struct Ctx<'a> {
     pub idx: &'a Index<'a>,
     pub states: &'a ThreadStateIndex<'a>,
     utid_of_track: Vec<Option<Utid>>,
-    slices: OnceCell<ThreadSlices>,
+    slices: OnceLock<ThreadSlices>,
     /// Per interned string, computed on first use: 0 not yet, 1 no rule, 2 + the rule index
     /// ([`rule_index`]).
-    category: Vec<Cell<u16>>,
+    category: Vec<AtomicU16>,
     /// Per interned name: its standardised form when it is one of Perfetto's blocking calls.
-    blocking_name: OnceCell<Vec<OnceCell<Option<Rc<str>>>>>,
-    flows_out: OnceCell<HashMap<SliceId, SliceId>>,
-    running_by_cpu: OnceCell<Grouped>,
-    pub(super) cpu_counters: OnceCell<super::cpu::CpuCounters>,
-    by_vsync: OnceCell<super::frame_slices::ByVsync>,
+    blocking_name: OnceLock<Vec<OnceLock<Option<Arc<str>>>>>,
+    flows_out: OnceLock<HashMap<SliceId, SliceId>>,
+    running_by_cpu: OnceLock<Grouped>,
+    pub(super) cpu_counters: OnceLock<super::cpu::CpuCounters>,
+    by_vsync: OnceLock<super::frame_slices::ByVsync>,
     /// Perfetto's boundaries of the frames inside CUJs (empty without CUJs).
     pub cuj_frames: super::cuj::CujFrames,
 }
@@ -123,13 +123,15 @@ impl<'a> Ctx<'a> {
             idx,
             states,
             utid_of_track,
-            slices: OnceCell::new(),
-            category: vec![Cell::new(0); store.strings.len()],
-            blocking_name: OnceCell::new(),
-            flows_out: OnceCell::new(),
-            running_by_cpu: OnceCell::new(),
-            cpu_counters: OnceCell::new(),
-            by_vsync: OnceCell::new(),
+            slices: OnceLock::new(),
+            category: (0..store.strings.len())
+                .map(|_| AtomicU16::new(0))
+                .collect(),
+            blocking_name: OnceLock::new(),
+            flows_out: OnceLock::new(),
+            running_by_cpu: OnceLock::new(),
+            cpu_counters: OnceLock::new(),
+            by_vsync: OnceLock::new(),
             cuj_frames: Default::default(),
         }
     }
@@ -215,22 +217,24 @@ impl<'a> Ctx<'a> {
     pub fn category_of(&self, id: SliceId) -> Option<(Category, &'static str)> {
         let name = self.store.slices[id as usize].name?;
         let cell = self.category.get(name.index() as usize)?;
-        if cell.get() == 0 {
-            let k = rule_index(self.store.str(name)).map_or(1, |k| k as u16 + 2);
-            cell.set(k);
+        // Racing threads compute the same value: a plain load and store suffice.
+        let mut k = cell.load(Ordering::Relaxed);
+        if k == 0 {
+            k = rule_index(self.store.str(name)).map_or(1, |k| k as u16 + 2);
+            cell.store(k, Ordering::Relaxed);
         }
-        match cell.get() {
+        match k {
             1 => None,
             k => Some(rule_at(k as usize - 2)),
         }
     }
 
     /// The standardised name of a slice that is one of Perfetto's relevant blocking calls.
-    pub fn perfetto_blocking_name(&self, id: SliceId) -> Option<Rc<str>> {
+    pub fn perfetto_blocking_name(&self, id: SliceId) -> Option<Arc<str>> {
         let name = self.store.slices[id as usize].name?;
         let cells = self.blocking_name.get_or_init(|| {
             let mut v = Vec::new();
-            v.resize_with(self.store.strings.len(), OnceCell::new);
+            v.resize_with(self.store.strings.len(), OnceLock::new);
             v
         });
         cells

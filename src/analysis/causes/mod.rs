@@ -262,6 +262,43 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
     })
 }
 
+/// Fewest chains worth a second thread.
+const CHAINS_FOR_TWO_THREADS: usize = 8;
+
+/// The cause chains of the frames `janky` marks (None for the others), in frame order.
+/// Chains are independent of one another, and after the frame database is built the second
+/// core is free: with enough of them, two threads take the next frame in turn (chains vary
+/// a lot in cost, so fixed halves would leave one thread idle).
+pub fn chains_of(ctx: &Ctx<'_>, frames: &[Frame], janky: &[bool]) -> Vec<Option<CauseChain>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let wanted: Vec<usize> = (0..frames.len()).filter(|&i| janky[i]).collect();
+    let next = AtomicUsize::new(0);
+    let build = || -> Vec<(usize, Option<CauseChain>)> {
+        let mut built = Vec::new();
+        while let Some(&i) = wanted.get(next.fetch_add(1, Ordering::Relaxed)) {
+            built.push((i, chain(ctx, &frames[i])));
+        }
+        built
+    };
+    let built = if wanted.len() >= CHAINS_FOR_TWO_THREADS {
+        std::thread::scope(|s| {
+            let other = std::thread::Builder::new().spawn_scoped(s, build);
+            let mut built = build();
+            if let Ok(h) = other {
+                built.extend(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            }
+            built
+        })
+    } else {
+        build()
+    };
+    let mut out: Vec<Option<CauseChain>> = (0..frames.len()).map(|_| None).collect();
+    for (i, c) in built {
+        out[i] = c;
+    }
+    out
+}
+
 /// Most links a chain lists one by one; the shorter rest are merged per category and phase.
 pub const MAX_LINKS: usize = 48;
 
