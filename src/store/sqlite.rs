@@ -22,7 +22,7 @@ pub struct ExportOptions {
     pub counters: bool,
     pub slices: bool,
     /// Only the slices the frame tables use (doFrame, DrawFrame, FrameTimeline) and the CUJ
-    /// slices and their FrameTracker markers (`J<…>`, `FT#…`), for analysis.
+    /// slices and their FrameTracker markers (`J<…>`, `FT#…`), and no flows, for analysis.
     pub only_frame_slices: bool,
     /// `thread_state` (with `sched`): about two rows per context switch, the costliest
     /// table to write, so a query that does not name it can skip it.
