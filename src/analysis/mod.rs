@@ -337,8 +337,8 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             .collect();
         let chains = causes::chains_of(&cause_ctx, &frames, &janky);
         let mut cause_agg = causes::Aggregate::default();
-        for ((f, c), _) in frames.iter().zip(&chains).zip(&janky).filter(|(_, &j)| j) {
-            cause_agg.add(f.layer.as_deref(), c.as_ref());
+        for i in (0..frames.len()).filter(|&i| janky[i]) {
+            cause_agg.add(frames[i].layer.as_deref(), chains[i].as_ref());
         }
         let interactions = interactions::summary::summarize(
             &detected,

@@ -379,11 +379,11 @@ fn write_frame_slices(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     let wanted = frame_slice_names(s);
     // In id order: the FrameTimeline slices, and the slices named as frame slices.
     let mut ids: Vec<u32> = s.frame_timeline.iter().map(|f| f.slice_id).collect();
-    ids.extend((0..s.slices.len() as u32).filter(|&i| {
-        s.slices[i as usize]
-            .name
-            .is_some_and(|n| wanted[n.index() as usize])
-    }));
+    ids.extend(
+        (s.slices.iter().enumerate())
+            .filter(|(_, r)| r.name.is_some_and(|n| wanted[n.index() as usize]))
+            .map(|(i, _)| i as u32),
+    );
     ids.sort_unstable();
     ids.dedup();
     for i in ids {
