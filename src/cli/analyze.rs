@@ -14,6 +14,7 @@ use crate::report::{analyze_csv, analyze_text};
 
 use super::many_traces::{collect_each, exit_code, traces_of, write_jsonl, ManyArgs};
 use super::range_args::RangeArgs;
+use super::stdout::write_json_line;
 use crate::fleet::run::Done;
 use crate::report::frames_json::Many;
 
@@ -116,12 +117,11 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
     let mut out = stdout.lock();
     match a.format {
         ReportFormat::Json => {
-            let text = if !many && errors.is_empty() {
-                serde_json::to_string_pretty(&reports[0])?
+            if !many && errors.is_empty() {
+                write_json_line(&mut out, &reports[0])?
             } else {
-                serde_json::to_string_pretty(&Many::new(&reports, &errors))?
-            };
-            writeln!(out, "{text}")?;
+                write_json_line(&mut out, &Many::new(&reports, &errors))?
+            }
         }
         ReportFormat::Table => {
             for r in &reports {
@@ -234,11 +234,11 @@ pub fn run_frames(a: FramesArgs) -> Result<ExitCode> {
                 .map(crate::report::frames_json::FramesDoc::new)
                 .collect();
             let all = Many::new(&docs, &errors);
-            writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
+            write_json_line(&mut out, &all)?;
         }
         ReportFormat::Json => {
             let doc = crate::report::frames_json::FramesDoc::new(&reports[0]);
-            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+            write_json_line(&mut out, &doc)?;
         }
         ReportFormat::Csv if many => {
             write!(out, "{}", csv_by_trace(&reports, analyze_csv::frames_rows))?;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::many_traces::{collect_each, traces_of, write_jsonl, ManyArgs};
+use super::stdout::write_json_line;
 use crate::analysis::doctor::{doctor, DoctorReport};
 use crate::fleet::run::Done;
 use crate::import::LoadOptions;
@@ -53,9 +54,9 @@ pub fn run(a: DoctorArgs) -> Result<ExitCode> {
     match a.format {
         DoctorFormat::Json if many || !errors.is_empty() => {
             let all = crate::report::frames_json::Many::new(&reports, &errors);
-            writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
+            write_json_line(&mut out, &all)?;
         }
-        DoctorFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&reports[0])?)?,
+        DoctorFormat::Json => write_json_line(&mut out, &reports[0])?,
         DoctorFormat::Table => {
             for (i, r) in reports.iter().enumerate() {
                 if i > 0 {
