@@ -368,7 +368,9 @@ fn lookups_built_ahead_answer_as_those_built_on_first_use() {
 
 /// `analyze` builds a process's cause chains on two threads, each taking the next janky frame:
 /// every chain must still be its own frame's, in frame order, and the frames not asked for
-/// must get none (here every third frame is left out, so the positions have gaps).
+/// must get none (here every third frame is left out, so the positions have gaps). Only the
+/// frames a report shows keep their whole chain (here every other one); the rest keep the
+/// totals the aggregates read, which must be their whole chain's.
 #[test]
 fn chains_built_on_two_threads_are_each_frames_own() {
     use frameprobe::analysis::causes::{chain, chains_of, context::Ctx};
@@ -378,25 +380,35 @@ fn chains_built_on_two_threads_are_each_frames_own() {
         let store = analysis_store(t);
         let (idx, states) = (Index::new(&store), ThreadStateIndex::all(&store));
         let (two, one) = (Ctx::new(&idx, &states), Ctx::new(&idx, &states));
-        let mut compared = 0;
+        let (mut compared, mut totals_only) = (0, 0);
         for frames in frameprobe::analysis::frames::build(&idx).values() {
             let wanted: Vec<bool> = (0..frames.len()).map(|i| i % 3 != 2).collect();
-            let got = chains_of(&two, frames, &wanted);
-            assert_eq!(got.len(), frames.len());
+            let shown: Vec<bool> = (0..frames.len()).map(|i| i % 2 == 0).collect();
+            let got = chains_of(&two, frames, &wanted, &shown);
+            assert_eq!(got.totals.len(), frames.len());
+            assert_eq!(got.whole.len(), frames.len());
             for (i, f) in frames.iter().enumerate() {
                 let want = if wanted[i] { chain(&one, f) } else { None };
+                let whole = if shown[i] { want.clone() } else { None };
                 assert_eq!(
-                    serde_json::to_value(&got[i]).unwrap(),
-                    serde_json::to_value(&want).unwrap(),
+                    serde_json::to_value(&got.whole[i]).unwrap(),
+                    serde_json::to_value(&whole).unwrap(),
                     "{} frame {i}",
                     t.display()
                 );
+                assert_eq!(
+                    got.totals[i],
+                    want.as_ref().map(|c| c.totals()),
+                    "{} frame {i}: totals",
+                    t.display()
+                );
                 compared += usize::from(want.is_some());
+                totals_only += usize::from(want.is_some() && !shown[i]);
             }
         }
         assert!(
-            compared >= 16,
-            "{}: {compared} chains compared",
+            compared >= 16 && totals_only >= 8,
+            "{}: {compared} chains compared, {totals_only} as totals only",
             t.display()
         );
     }

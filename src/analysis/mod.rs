@@ -335,10 +335,19 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             .zip(&v.timing)
             .map(|(f, t)| process_verdicts::janky(f, t))
             .collect();
-        let chains = causes::chains_of(&cause_ctx, &frames, &janky);
+        let worst_ix: Vec<usize> = process_verdicts::worst_order(&frames, &v)
+            .into_iter()
+            .take(opts.top)
+            .collect();
+        // Whole chains only where the report shows them: the worst frames, or every frame.
+        let mut shown = vec![opts.all_frames; frames.len()];
+        for &i in &worst_ix {
+            shown[i] = true;
+        }
+        let chains = causes::chains_of(&cause_ctx, &frames, &janky, &shown);
         let mut cause_agg = causes::Aggregate::default();
         for i in (0..frames.len()).filter(|&i| janky[i]) {
-            cause_agg.add(frames[i].layer.as_deref(), chains[i].as_ref());
+            cause_agg.add(frames[i].layer.as_deref(), chains.totals[i].as_ref());
         }
         let interactions = interactions::summary::summarize(
             &detected,
@@ -347,7 +356,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 member: &member,
                 defs: &v.defs,
                 janky: &janky,
-                chains: &chains,
+                chains: &chains.totals,
                 trace_start,
             },
         );
@@ -362,14 +371,10 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 &v.timing[i],
                 &v.defs[i],
                 v.missed_vsyncs[i],
-                chains[i].clone(),
+                chains.whole[i].clone(),
             )
         };
-        let worst = process_verdicts::worst_order(&frames, &v)
-            .into_iter()
-            .take(opts.top)
-            .map(|i| report(i, true))
-            .collect();
+        let worst = worst_ix.iter().map(|&i| report(i, true)).collect();
         let all_frames = if opts.all_frames {
             (0..frames.len())
                 .map(|i| report(i, false))

@@ -133,6 +133,19 @@ fn lanes(ctx: &Ctx<'_>, fs: &FrameSlices, w: &Window) -> Vec<Lane> {
 
 /// The cause chain of `frame`; None when the frame has no complete window.
 pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
+    attributed(ctx, frame).map(|a| a.into_chain(ctx, frame))
+}
+
+/// A frame's window attributed to causes: what both a whole chain and its totals need.
+struct Attributed {
+    fs: frame_slices::FrameSlices,
+    w: Window,
+    phases: Vec<Phase>,
+    links: Vec<Link>,
+    by_category: Vec<CategoryTotal>,
+}
+
+fn attributed(ctx: &Ctx<'_>, frame: &Frame) -> Option<Attributed> {
     let fs = frame_slices::resolve(ctx, frame);
     let w = window(frame, &fs)?;
     let lanes = lanes(ctx, &fs, &w);
@@ -205,78 +218,137 @@ pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
     links.extend(after_rt);
     links.extend(merge_rest(&lanes, &threads, &groups, rest));
     links.sort_by_key(|l| l.ts);
-    let threads: Vec<Utid> = [fs.ui, fs.rt]
-        .into_iter()
-        .flatten()
-        .filter_map(|s| ctx.utid_of_slice(s.id))
-        .collect();
-    // Inside a CUJ, over Perfetto's extended frame boundary, to agree with its
-    // blocking_calls_aggregation; elsewhere over the chain's window.
-    let cuj = fs
-        .ui
-        .and_then(|u| ctx.utid_of_slice(u.id))
-        .zip(frame.frame_id)
-        .and_then(|k| ctx.cuj_frames.get(&k));
-    let (blocking_calls, blocking_calls_window) = match cuj {
-        Some(c) => {
-            let threads: Vec<Utid> = std::iter::once(c.ui_thread)
-                .chain(c.render_thread)
-                .collect();
-            (
-                blocking_calls::totals(ctx, &threads, c.ts, c.ts_end),
-                BlockingCallsWindow {
-                    ts: c.ts,
-                    end_ts: c.ts_end,
-                    from: "perfetto_cuj_frame",
-                    cuj: Some(c.cuj_name.clone()),
-                },
-            )
-        }
-        None => (
-            blocking_calls::totals(ctx, &threads, w.ts, w.end_ts),
-            BlockingCallsWindow {
-                ts: w.ts,
-                end_ts: w.end_ts,
-                from: "cause_window",
-                cuj: None,
-            },
-        ),
-    };
     let by_category = totals(&links, w.dur_ns);
-    let primary = by_category.first().cloned();
-    let sentence = sentence(&w, &by_category, &links);
-    Some(CauseChain {
-        window: w,
-        frame_slices: FrameSliceIds {
-            do_frame: fs.ui.map(|s| s.id),
-            draw_frame: fs.rt.map(|s| s.id),
-            matched_by: fs.matched_by,
-        },
+    Some(Attributed {
+        fs,
+        w,
         phases,
-        primary,
-        by_category,
         links,
-        sentence,
-        blocking_calls,
-        blocking_calls_window,
+        by_category,
     })
+}
+
+impl Attributed {
+    fn totals(&self) -> ChainTotals {
+        ChainTotals {
+            window_ns: self.w.dur_ns,
+            by_category: self.by_category.clone(),
+        }
+    }
+
+    /// The whole chain: the attribution with the blocking calls and the sentence.
+    fn into_chain(self, ctx: &Ctx<'_>, frame: &Frame) -> CauseChain {
+        let Attributed {
+            fs,
+            w,
+            phases,
+            links,
+            by_category,
+        } = self;
+        let threads: Vec<Utid> = [fs.ui, fs.rt]
+            .into_iter()
+            .flatten()
+            .filter_map(|s| ctx.utid_of_slice(s.id))
+            .collect();
+        // Inside a CUJ, over Perfetto's extended frame boundary, to agree with its
+        // blocking_calls_aggregation; elsewhere over the chain's window.
+        let cuj = fs
+            .ui
+            .and_then(|u| ctx.utid_of_slice(u.id))
+            .zip(frame.frame_id)
+            .and_then(|k| ctx.cuj_frames.get(&k));
+        let (blocking_calls, blocking_calls_window) = match cuj {
+            Some(c) => {
+                let threads: Vec<Utid> = std::iter::once(c.ui_thread)
+                    .chain(c.render_thread)
+                    .collect();
+                (
+                    blocking_calls::totals(ctx, &threads, c.ts, c.ts_end),
+                    BlockingCallsWindow {
+                        ts: c.ts,
+                        end_ts: c.ts_end,
+                        from: "perfetto_cuj_frame",
+                        cuj: Some(c.cuj_name.clone()),
+                    },
+                )
+            }
+            None => (
+                blocking_calls::totals(ctx, &threads, w.ts, w.end_ts),
+                BlockingCallsWindow {
+                    ts: w.ts,
+                    end_ts: w.end_ts,
+                    from: "cause_window",
+                    cuj: None,
+                },
+            ),
+        };
+        let primary = by_category.first().cloned();
+        let sentence = sentence(&w, &by_category, &links);
+        CauseChain {
+            window: w,
+            frame_slices: FrameSliceIds {
+                do_frame: fs.ui.map(|s| s.id),
+                draw_frame: fs.rt.map(|s| s.id),
+                matched_by: fs.matched_by,
+            },
+            phases,
+            primary,
+            by_category,
+            links,
+            sentence,
+            blocking_calls,
+            blocking_calls_window,
+        }
+    }
+}
+
+/// What the process and interaction aggregates read of a chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainTotals {
+    pub window_ns: i64,
+    /// The chain's `by_category`; its first is the chain's `primary`.
+    pub by_category: Vec<CategoryTotal>,
+}
+
+impl CauseChain {
+    pub fn totals(&self) -> ChainTotals {
+        ChainTotals {
+            window_ns: self.window.dur_ns,
+            by_category: self.by_category.clone(),
+        }
+    }
+}
+
+/// A process's chains: the totals of every janky frame's, and whole chains only for the
+/// frames a report shows. 720 whole chains held at once were 8 MB at `analyze`'s peak on
+/// the 200 MB bench trace; their totals are a few hundred bytes each.
+pub struct Chains {
+    pub totals: Vec<Option<ChainTotals>>,
+    pub whole: Vec<Option<CauseChain>>,
 }
 
 /// Fewest chains worth a second thread.
 const CHAINS_FOR_TWO_THREADS: usize = 8;
 
-/// The cause chains of the frames `janky` marks (None for the others), in frame order.
-/// Chains are independent of one another, and after the frame database is built the second
-/// core is free: with enough of them, two threads take the next frame in turn (chains vary
-/// a lot in cost, so fixed halves would leave one thread idle).
-pub fn chains_of(ctx: &Ctx<'_>, frames: &[Frame], janky: &[bool]) -> Vec<Option<CauseChain>> {
+/// The cause chains of the frames `janky` marks, in frame order: totals for each, the whole
+/// chain where `whole` also marks the frame (None for the others). Chains are independent
+/// of one another, and after the frame database is built the second core is free: with
+/// enough of them, two threads take the next frame in turn (chains vary a lot in cost, so
+/// fixed halves would leave one thread idle).
+pub fn chains_of(ctx: &Ctx<'_>, frames: &[Frame], janky: &[bool], whole: &[bool]) -> Chains {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let wanted: Vec<usize> = (0..frames.len()).filter(|&i| janky[i]).collect();
     let next = AtomicUsize::new(0);
-    let build = || -> Vec<(usize, Option<CauseChain>)> {
+    type Built = (usize, Option<ChainTotals>, Option<CauseChain>);
+    let build = || -> Vec<Built> {
         let mut built = Vec::new();
         while let Some(&i) = wanted.get(next.fetch_add(1, Ordering::Relaxed)) {
-            built.push((i, chain(ctx, &frames[i])));
+            let a = attributed(ctx, &frames[i]);
+            let totals = a.as_ref().map(Attributed::totals);
+            let chain = a
+                .filter(|_| whole[i])
+                .map(|a| a.into_chain(ctx, &frames[i]));
+            built.push((i, totals, chain));
         }
         built
     };
@@ -292,9 +364,13 @@ pub fn chains_of(ctx: &Ctx<'_>, frames: &[Frame], janky: &[bool]) -> Vec<Option<
     } else {
         build()
     };
-    let mut out: Vec<Option<CauseChain>> = (0..frames.len()).map(|_| None).collect();
-    for (i, c) in built {
-        out[i] = c;
+    let mut out = Chains {
+        totals: vec![None; frames.len()],
+        whole: (0..frames.len()).map(|_| None).collect(),
+    };
+    for (i, totals, chain) in built {
+        out.totals[i] = totals;
+        out.whole[i] = chain;
     }
     out
 }
@@ -644,7 +720,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, c: &CauseChain) {
+    fn add(&mut self, c: &ChainTotals) {
         for t in &c.by_category {
             let e = self
                 .by
@@ -653,12 +729,12 @@ impl Tally {
             e.0 += t.dur_ns;
             e.1 += 1;
         }
-        if let Some(p) = &c.primary {
+        if let Some(p) = c.by_category.first() {
             if let Some(e) = self.by.get_mut(p.category) {
                 e.2 += 1;
             }
         }
-        self.ns += c.window.dur_ns;
+        self.ns += c.window_ns;
     }
 
     fn top(&self, by_frames: bool, n: usize) -> Vec<TopCause> {
@@ -700,13 +776,13 @@ impl Aggregate {
     }
 
     /// Counts a janky frame and, when it has one, its chain.
-    pub fn add(&mut self, layer: Option<&str>, c: Option<&CauseChain>) {
+    pub fn add(&mut self, layer: Option<&str>, c: Option<&ChainTotals>) {
         self.janky += 1;
         let l = self.layers.entry(layer.map(str::to_string)).or_default();
         l.0 += 1;
         if let Some(c) = c {
             self.explained += 1;
-            self.explained_ns += c.window.dur_ns;
+            self.explained_ns += c.window_ns;
             self.all.add(c);
             l.1.add(c);
         }

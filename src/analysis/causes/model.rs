@@ -207,7 +207,7 @@ pub struct GpuDetail {
 }
 
 /// A category's total in a chain.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CategoryTotal {
     pub category: &'static str,
     pub label: &'static str,

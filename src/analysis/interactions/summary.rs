@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::{Interaction, InteractionSource};
-use crate::analysis::causes::{Aggregate, CauseChain, TopCause};
+use crate::analysis::causes::{Aggregate, ChainTotals, TopCause};
 use crate::analysis::definitions::{Definition, FrameDefinitions};
 use crate::analysis::frame_model::Frame;
 use crate::analysis::units::{ms, ms_since};
@@ -114,8 +114,8 @@ pub struct ProcessFrames<'a> {
     pub defs: &'a [FrameDefinitions],
     /// Janky by the process's rule (the frames `causes` explains).
     pub janky: &'a [bool],
-    /// Cause chains of the janky frames (None for the others).
-    pub chains: &'a [Option<CauseChain>],
+    /// Cause chain totals of the janky frames (None for the others).
+    pub chains: &'a [Option<ChainTotals>],
     pub trace_start: i64,
 }
 
