@@ -320,7 +320,7 @@ impl CauseChain {
 }
 
 /// A process's chains: the totals of every janky frame's, and whole chains only for the
-/// frames a report shows. 720 whole chains held at once were 8 MB at `analyze`'s peak on
+/// frames a report shows. 720 whole chains held at once were 8 MiB at `analyze`'s peak on
 /// the 200 MB bench trace; their totals are a few hundred bytes each.
 pub struct Chains {
     pub totals: Vec<Option<ChainTotals>>,
