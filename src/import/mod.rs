@@ -10,6 +10,7 @@ pub mod ftrace_stats;
 pub mod gpu_mem;
 pub mod gpus;
 pub mod graphics_frame;
+pub mod pipeline;
 pub mod power;
 pub mod process_memory;
 pub mod process_tree;
@@ -26,19 +27,16 @@ use std::time::Instant;
 use crate::protos;
 use crate::store::processes::ProcessTracker;
 use crate::store::slices::SliceTracker;
+use crate::store::strings::StrId;
 use crate::store::track_compressor::TrackCompressor;
 use crate::store::tracks::TrackTracker;
 use crate::store::{MetaValue, Store, TrackRow};
-use crate::trace::clock::ClockTracker;
 use crate::trace::fields as f;
 use crate::trace::ftrace_ids as fid;
-use crate::trace::interned::InternedData;
 use crate::trace::limits::{self, Budget};
 use crate::trace::reader::{PacketReader, ReadError, TraceSource};
-use crate::trace::sort::{
-    CompactSwitch, CompactWaking, EventSink, PacketEvent, Sorter, TrackEventMeta,
-};
-use crate::trace::tokenizer::{SequencePacket, Tokenizer, TokenizerHost, Wanted};
+use crate::trace::sort::{CompactSwitch, CompactWaking, EventSink, PacketEvent, TrackEventMeta};
+use crate::trace::tokenizer::{Tokenizer, TokenizerHost, Wanted};
 
 /// Which data sources to import. A command asks only for what it needs; skipped data costs
 /// only the time to step over it.
@@ -87,6 +85,9 @@ pub struct LoadOptions {
     /// creates the emitting thread even when no parser uses the event. frameprobe keeps no
     /// raw table, only that side effect, for the events it decodes.
     pub ftrace_raw: bool,
+    /// Run the importers on a second thread for a trace of at least this many bytes
+    /// (`pipeline::Threads`); None keeps them on the loading thread.
+    pub two_threads_from: Option<u64>,
     /// Show a progress bar on standard error when it is a terminal.
     pub progress: bool,
 }
@@ -111,6 +112,7 @@ impl LoadOptions {
             sched_rows: true,
             counter_tracks: None,
             ftrace_raw: true,
+            two_threads_from: Some(pipeline::TWO_THREADS_FROM),
             progress: true,
         }
     }
@@ -260,6 +262,9 @@ pub struct Ctx {
     pub slices: SliceTracker,
     pub compressor: TrackCompressor,
     pub gpus: gpus::GpuIds,
+    /// The store's id of each name the tokenizer gave an id of its own
+    /// (`TokenizerHost::name`), by that id.
+    pub tokenizer_names: Vec<StrId>,
 }
 
 impl Ctx {
@@ -273,7 +278,15 @@ impl Ctx {
             slices: SliceTracker::default(),
             compressor: TrackCompressor::default(),
             gpus: Default::default(),
+            tokenizer_names: Vec::new(),
         }
+    }
+}
+
+impl Ctx {
+    /// The store's id of a name the tokenizer put in an event; None for an id it never gave.
+    pub fn tokenizer_name(&self, id: StrId) -> Option<StrId> {
+        self.tokenizer_names.get(id.index() as usize).copied()
     }
 }
 
@@ -364,26 +377,9 @@ impl EventSink for Importer {
     }
 }
 
-impl TokenizerHost for Importer {
-    fn store(&mut self) -> &mut Store {
-        &mut self.ctx.store
-    }
-    fn interned(&mut self) -> &mut InternedData {
-        &mut self.track_event.interned
-    }
-    fn tokenize_track_packet(
-        &mut self,
-        p: &SequencePacket<'_>,
-        clocks: &mut ClockTracker,
-        sorter: &mut Sorter,
-    ) -> bool {
-        self.track_event
-            .tokenize(&mut self.ctx.store, p, clocks, sorter)
-    }
-    fn on_first_packet_on_sequence(&mut self, seq_id: u32) {
-        self.track_event.on_first_packet_on_sequence(seq_id);
-    }
-    fn on_system_info(&mut self, info: &protos::SystemInfo) {
+impl Importer {
+    /// SystemInfo, read while tokenizing: build, kernel and device metadata.
+    fn system_info(&mut self, info: &protos::SystemInfo) {
         let s = &mut self.ctx.store;
         let fingerprint = info.android_build_fingerprint.as_deref();
         self.props
@@ -408,24 +404,6 @@ impl TokenizerHost for Importer {
         system_info::device_metadata(s, info);
         self.sys_stats.set_page_size(info.page_size);
     }
-    fn on_power_rail_descriptors(&mut self, power_rails: &[u8]) {
-        self.power.rail_descriptors(&mut self.ctx, power_rails);
-    }
-    fn on_trace_config(&mut self, config: &[u8]) {
-        self.ctx.store.trace_info.config = Some(trace_config::parse(config));
-    }
-    fn on_trace_stats(&mut self, stats: &[u8]) {
-        trace_stats::trace_stats(&mut self.ctx.store, stats);
-    }
-    fn on_ftrace_stats(&mut self, stats: &[u8]) {
-        ftrace_stats::ftrace_stats(&mut self.ctx.store, stats);
-    }
-    fn on_gpu_info(&mut self, gpu_info: &[u8]) {
-        system_info::gpu_info(&mut self.ctx.store, gpu_info);
-    }
-    fn on_cpu_info(&mut self, cpu_info: &[u8]) {
-        system_info::cpu_info(&mut self.ctx.store, cpu_info);
-    }
 }
 
 /// The result of loading a trace: the store, plus what went wrong along the way.
@@ -445,6 +423,17 @@ pub fn load(path: &Path, opts: LoadOptions) -> Result<Loaded, ReadError> {
 }
 
 pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadError> {
+    let threads = pipeline::Threads::for_size(src.size, opts.two_threads_from);
+    load_source_with(src, opts, threads, pipeline::BatchSize::default())
+}
+
+/// [`load_source`] with the importers on `threads`, handed batches of `size`.
+pub fn load_source_with(
+    src: TraceSource,
+    opts: LoadOptions,
+    threads: pipeline::Threads,
+    size: pipeline::BatchSize,
+) -> Result<Loaded, ReadError> {
     let mut reader = PacketReader::new(src);
     let mut tok = Tokenizer::new(opts.wanted());
     let mut imp = Importer::new();
@@ -454,13 +443,44 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
     imp.frame_timeline.skip_args = !opts.frame_timeline_args;
     let mut warnings = Vec::new();
     let progress = opts.progress && std::io::stderr().is_terminal();
-    let total = reader.source_size();
     let started = Instant::now();
-    let mut last_report = Instant::now();
-    let mut packets = 0u64;
     // One budget for every decompressed byte: a gzip / zstd file's own stream and the
     // compressed_packets blobs inside it.
-    tok.budget = Budget::new(limits::default_budget(total));
+    tok.budget = Budget::new(limits::default_budget(reader.source_size()));
+    let (mut imp, packets) = pipeline::run(imp, threads, size, |host| {
+        let packets = read_packets(&mut reader, &mut tok, host, &mut warnings, progress)?;
+        tok.finish(host);
+        Ok(packets)
+    });
+    let packets = packets?;
+    imp.finish();
+    if let Some(keep) = opts.counter_tracks {
+        imp.ctx.store.keep_counter_rows(keep);
+    }
+    warnings.splice(0..0, std::mem::take(&mut tok.warnings));
+    if progress && started.elapsed().as_millis() > 200 {
+        eprint!("\r\x1b[K");
+    }
+    Ok(Loaded {
+        store: imp.ctx.store,
+        warnings,
+        bytes_read: reader.offset(),
+        packets,
+    })
+}
+
+/// Tokenizes every packet the reader gives; damage after the first packet ends the reading
+/// with a warning, and the packets before it are kept. Returns how many were read.
+fn read_packets(
+    reader: &mut PacketReader,
+    tok: &mut Tokenizer,
+    host: &mut dyn TokenizerHost,
+    warnings: &mut Vec<String>,
+    progress: bool,
+) -> Result<u64, ReadError> {
+    let total = reader.source_size();
+    let mut last_report = Instant::now();
+    let mut packets = 0u64;
     loop {
         let before = reader.offset();
         reader.set_stop_at(before.saturating_add(tok.budget.remaining()));
@@ -472,7 +492,7 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
                     tok.budget.charge(p.end - before);
                 }
                 let (bytes, offset) = (p.bytes, p.offset);
-                tok.packet(bytes, offset, &mut imp);
+                tok.packet(bytes, offset, host);
             }
             Ok(None) if packets == 0 => {
                 return Err(ReadError::NoPackets {
@@ -483,18 +503,16 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
             Err(e) if packets == 0 => return Err(e),
             Err(e) => {
                 if let Some(off) = e.offset() {
-                    imp.ctx
-                        .store
-                        .set_metadata("trace_damaged_at_offset", MetaValue::Int(off as i64));
+                    host.set_metadata("trace_damaged_at_offset", MetaValue::Int(off as i64));
                 }
                 if matches!(e, ReadError::BudgetExhausted { .. }) {
-                    imp.ctx.store.stat(
+                    host.stat(
                         limits::BUDGET_STAT,
                         crate::store::Severity::DataLoss,
                         limits::BUDGET_STAT_DESCRIPTION,
                     );
                 } else {
-                    imp.ctx.store.stat(
+                    host.stat(
                         "trace_truncated_or_corrupt",
                         crate::store::Severity::DataLoss,
                         "The trace ended in the middle of a packet or was corrupt; everything after the damage was ignored.",
@@ -520,21 +538,7 @@ pub fn load_source(src: TraceSource, opts: LoadOptions) -> Result<Loaded, ReadEr
             }
         }
     }
-    tok.finish(&mut imp);
-    imp.finish();
-    if let Some(keep) = opts.counter_tracks {
-        imp.ctx.store.keep_counter_rows(keep);
-    }
-    warnings.splice(0..0, std::mem::take(&mut tok.warnings));
-    if progress && started.elapsed().as_millis() > 200 {
-        eprint!("\r\x1b[K");
-    }
-    Ok(Loaded {
-        store: imp.ctx.store,
-        warnings,
-        bytes_read: reader.offset(),
-        packets,
-    })
+    Ok(packets)
 }
 
 impl Importer {

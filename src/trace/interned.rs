@@ -33,6 +33,15 @@ const IID_FIELD: u32 = 1;
 /// The value of string-like interned messages (EventName, EventCategory, ...) is field 2.
 const STRING_FIELD: u32 = 2;
 
+/// The interning id of an interned message, None when it has none (such a message is
+/// refused).
+pub fn iid_of(message: &[u8]) -> Option<u64> {
+    Fields::new(message)
+        .map_while(Result::ok)
+        .find(|(id, _)| *id == IID_FIELD)
+        .map(|(_, v)| v.as_u64())
+}
+
 impl InternedData {
     /// Starts an interval, empty or holding a copy of `inherit`'s table; returns its id.
     pub fn new_interval(&mut self, inherit: Option<u32>) -> u32 {
@@ -48,11 +57,9 @@ impl InternedData {
     /// without an iid is refused (false). An iid already present keeps its first message:
     /// producers must not change an interned value within an interval.
     pub fn add(&mut self, interval: u32, field: u32, message: &[u8]) -> bool {
-        let iid = Fields::new(message)
-            .map_while(Result::ok)
-            .find(|(id, _)| *id == IID_FIELD)
-            .map(|(_, v)| v.as_u64());
-        let Some(iid) = iid else { return false };
+        let Some(iid) = iid_of(message) else {
+            return false;
+        };
         let Some(table) = self.intervals.get_mut(interval as usize) else {
             return false;
         };

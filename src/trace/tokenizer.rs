@@ -7,7 +7,6 @@ use prost::Message;
 use super::clock::{self, ClockKey, ClockTracker};
 use super::fields as f;
 use super::ftrace_ids as fid;
-use super::interned::InternedData;
 use super::limits::{self, Budget, MAX_COMPRESSION_NESTING};
 use super::power_rails;
 use super::reader::{decompress, DecompressError, MAX_DECOMPRESSED_BYTES};
@@ -15,7 +14,7 @@ use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
 use super::wire::{put_varint, Fields, PackedVarints, Value};
 use crate::protos;
 use crate::store::strings::StrId;
-use crate::store::{MetaValue, Severity, Store};
+use crate::store::{MetaValue, Severity};
 
 /// Which data the importers will parse; everything else is skipped while tokenizing.
 #[derive(Debug, Clone)]
@@ -40,7 +39,7 @@ struct SequenceState {
     incremental_valid: bool,
     /// InternedData.kernel_symbols: iid -> symbol name (sched_blocked_reason callers).
     kernel_symbols: rustc_hash::FxHashMap<u64, StrId>,
-    /// Interned-data interval (see [`InternedData`]); created on the sequence's first packet.
+    /// Interned-data interval (see `InternedData`); created on the sequence's first packet.
     interval: Option<u32>,
     /// The sequence's TracePacketDefaults message, as the data source tokenizers read it.
     defaults: Option<Vec<u8>>,
@@ -63,14 +62,38 @@ pub struct SequencePacket<'a> {
     pub trusted_pid: Option<i32>,
 }
 
-/// What the tokenizer needs from the importers' side.
+/// What the tokenizer needs from the importers' side. Nothing here hands out the store:
+/// every call either returns nothing or a value the tokenizer's side can work out alone,
+/// so the importers may run behind it on another thread (`import::pipeline`). The one
+/// exception, [`TokenizerHost::tokenize_track_packet`], waits for them to catch up.
 pub trait TokenizerHost: EventSink {
-    fn store(&mut self) -> &mut Store;
+    fn stat(&mut self, name: &'static str, severity: Severity, what: &'static str) {
+        self.stat_add(name, -1, severity, what, 1);
+    }
+    fn stat_add(
+        &mut self,
+        name: &'static str,
+        index: i64,
+        severity: Severity,
+        what: &'static str,
+        n: i64,
+    );
+    /// Counts a top-level packet by its data field (`TraceInfo::count_packet`).
+    fn count_packet(&mut self, kind: u32);
+    fn set_metadata(&mut self, key: &'static str, value: MetaValue);
+    /// Sets an integer metadata value unless it already holds a larger one.
+    fn raise_metadata(&mut self, key: &'static str, value: i64);
+    /// A name the tokenizer puts inside events (compact-sched comms, kernel symbols). The id
+    /// is the tokenizer's own, in the order names were first given; importers translate it
+    /// with `Ctx::tokenizer_name`.
+    fn name(&mut self, bytes: &[u8]) -> StrId;
+    /// Starts an interned-data interval (`InternedData::new_interval`); ids count up from 0.
+    fn new_interval(&mut self, inherit: Option<u32>) -> u32;
+    /// Interns a message in `interval` (`InternedData::add`); false when it has no iid.
+    fn add_interned(&mut self, interval: u32, field: u32, message: &[u8]) -> bool;
     fn on_system_info(&mut self, info: &protos::SystemInfo);
     /// The rail descriptors of a PowerRails packet, in file order (before any sample).
     fn on_power_rail_descriptors(&mut self, _power_rails: &[u8]) {}
-    /// Interned data of every sequence: written while tokenizing, read while parsing.
-    fn interned(&mut self) -> &mut InternedData;
     /// Tokenizes a TrackEvent-family packet. Returns true when it was consumed; otherwise
     /// the packet is queued whole for the parse stage.
     fn tokenize_track_packet(
@@ -267,7 +290,7 @@ impl Tokenizer {
         let h = match parse_header(bytes) {
             Ok(h) => h,
             Err(_) => {
-                host.store().stat(
+                host.stat(
                     "packet_malformed",
                     Severity::DataLoss,
                     "A TracePacket could not be decoded and was skipped.",
@@ -282,14 +305,14 @@ impl Tokenizer {
             }
         }
         let kind = h.data.map(|d| d.0).or(h.other_kind).unwrap_or(0);
-        host.store().trace_info.count_packet(kind);
+        host.count_packet(kind);
         let seq_id = h.seq_id.unwrap_or(0);
         // A sequence's incremental state is invalid until its first clear: the packets
         // before it may have missed their interned data (trace_processor's rule).
         let seq = self.seqs.entry(seq_id).or_default();
         let interval = match seq.interval {
             Some(i) => i,
-            None => *seq.interval.insert(host.interned().new_interval(None)),
+            None => *seq.interval.insert(host.new_interval(None)),
         };
         if h.first_on_sequence {
             host.on_first_packet_on_sequence(seq_id);
@@ -298,11 +321,11 @@ impl Tokenizer {
             seq.incremental_valid = true;
             seq.default_clock = None;
             seq.defaults = None;
-            seq.interval = Some(host.interned().new_interval(None));
+            seq.interval = Some(host.new_interval(None));
             seq.kernel_symbols.clear();
         } else if h.previous_packet_dropped {
             seq.incremental_valid = false;
-            seq.interval = Some(host.interned().new_interval(Some(interval)));
+            seq.interval = Some(host.new_interval(Some(interval)));
         }
         if let Some(d) = h.defaults {
             if let Ok(defaults) = protos::TracePacketDefaults::decode(d) {
@@ -312,7 +335,7 @@ impl Tokenizer {
         }
         // Interned data counts only on a sequence whose incremental state is valid.
         if let (Some(interned), Some(_), true) = (h.interned, h.seq_id, seq.incremental_valid) {
-            read_kernel_symbols(interned, host.store(), &mut seq.kernel_symbols);
+            read_kernel_symbols(interned, host, &mut seq.kernel_symbols);
         }
         let default_clock = seq.default_clock;
         let incremental_valid = seq.incremental_valid;
@@ -334,7 +357,7 @@ impl Tokenizer {
             _ => {}
         }
         if h.flags & SEQ_NEEDS_INCREMENTAL_STATE != 0 && !incremental_valid {
-            host.store().stat(
+            host.stat(
                 "packet_skipped_seq_needs_incremental_state_invalid",
                 Severity::DataLoss,
                 "Packets that need incremental state were skipped after data loss on their sequence.",
@@ -357,8 +380,7 @@ impl Tokenizer {
                     }
                 }
                 if let Some(ms) = cfg.duration_ms {
-                    host.store()
-                        .set_metadata("trace_config_duration_ms", MetaValue::Int(ms as i64));
+                    host.set_metadata("trace_config_duration_ms", MetaValue::Int(ms as i64));
                 }
             }
             return;
@@ -388,7 +410,7 @@ impl Tokenizer {
                                 if !self.eof && self.sorter.set_full_sort() {
                                     self.deferred.push((bytes.to_vec(), offset));
                                 } else {
-                                    host.store().stat(
+                                    host.stat(
                                         "clock_sync_failure",
                                         Severity::DataLoss,
                                         "A packet's timestamp could not be converted to the trace clock (no ClockSnapshot links its clock); the packet was dropped.",
@@ -457,7 +479,7 @@ impl Tokenizer {
                 None => packet_ts,
                 Some(Some(ts)) => ts,
                 Some(None) => {
-                    host.store().stat(
+                    host.stat(
                         "clock_sync_failure",
                         Severity::DataLoss,
                         "A packet's timestamp could not be converted to the trace clock (no ClockSnapshot links its clock); the packet was dropped.",
@@ -471,7 +493,7 @@ impl Tokenizer {
                 .push_packet(ts, f::POWER_RAILS, &payload, machine_id);
         }
         if !any {
-            host.store().stat(
+            host.stat(
                 "power_rail_empty_packet",
                 Severity::Error,
                 "A power_rails packet had no energy samples (descriptors only, or empty).",
@@ -484,7 +506,7 @@ impl Tokenizer {
     /// dropped (as trace_processor does).
     fn intern(data: &[u8], interval: u32, valid: bool, host: &mut dyn TokenizerHost) {
         if !valid {
-            host.store().stat(
+            host.stat(
                 "interned_data_skipped_incremental_state_invalid",
                 Severity::Info,
                 "Interned data on a sequence whose incremental state was invalid (after data loss, before the next clear) was skipped.",
@@ -493,15 +515,15 @@ impl Tokenizer {
         }
         for field in Fields::new(data) {
             let Ok((id, v)) = field else {
-                host.store().stat(
+                host.stat(
                     "interned_data_tokenizer_errors",
                     Severity::Info,
                     "Interned data that could not be decoded or had no interning id was skipped.",
                 );
                 return;
             };
-            if !host.interned().add(interval, id, v.as_bytes()) {
-                host.store().stat(
+            if !host.add_interned(interval, id, v.as_bytes()) {
+                host.stat(
                     "interned_data_tokenizer_errors",
                     Severity::Info,
                     "Interned data that could not be decoded or had no interning id was skipped.",
@@ -515,7 +537,7 @@ impl Tokenizer {
     /// `offset` is the top-level packet the blob came in (nested blobs report the same).
     fn compressed(&mut self, data: &[u8], zstd: bool, offset: u64, host: &mut dyn TokenizerHost) {
         if self.nesting >= MAX_COMPRESSION_NESTING {
-            host.store().stat(
+            host.stat(
                 "compressed_packets_nesting_too_deep",
                 Severity::DataLoss,
                 "A compressed_packets blob nested deeper than frameprobe expands was skipped.",
@@ -534,7 +556,7 @@ impl Tokenizer {
             Ok(v) => v,
             Err(DecompressError::TooLarge { .. }) if limit == budget_left => {
                 self.budget.charge(limit);
-                host.store().stat(
+                host.stat(
                     limits::BUDGET_STAT,
                     Severity::DataLoss,
                     limits::BUDGET_STAT_DESCRIPTION,
@@ -552,7 +574,7 @@ impl Tokenizer {
                 if let DecompressError::TooLarge { limit } = e {
                     self.budget.charge(limit);
                 }
-                host.store().stat(
+                host.stat(
                     "compressed_packets_invalid",
                     Severity::DataLoss,
                     "A compressed_packets blob was corrupt or expanded beyond the limit and was skipped.",
@@ -571,7 +593,7 @@ impl Tokenizer {
                 Ok((1, Value::Bytes(p))) => self.packet(p, offset, host),
                 Ok(_) => {}
                 Err(_) => {
-                    host.store().stat("compressed_packets_invalid", Severity::DataLoss, "A compressed_packets blob was corrupt or expanded beyond the limit and was skipped.");
+                    host.stat("compressed_packets_invalid", Severity::DataLoss, "A compressed_packets blob was corrupt or expanded beyond the limit and was skipped.");
                     break;
                 }
             }
@@ -624,15 +646,15 @@ impl Tokenizer {
         };
         use protos::tracing_service_event::EventType;
         match ev.event_type {
-            Some(EventType::TracingStarted(true)) => host
-                .store()
-                .set_metadata("tracing_started_ns", MetaValue::Int(ts)),
-            Some(EventType::TracingDisabled(true)) => host
-                .store()
-                .set_metadata("tracing_disabled_ns", MetaValue::Int(ts)),
-            Some(EventType::AllDataSourcesStarted(true)) => host
-                .store()
-                .set_metadata("all_data_source_started_ns", MetaValue::Int(ts)),
+            Some(EventType::TracingStarted(true)) => {
+                host.set_metadata("tracing_started_ns", MetaValue::Int(ts))
+            }
+            Some(EventType::TracingDisabled(true)) => {
+                host.set_metadata("tracing_disabled_ns", MetaValue::Int(ts))
+            }
+            Some(EventType::AllDataSourcesStarted(true)) => {
+                host.set_metadata("all_data_source_started_ns", MetaValue::Int(ts))
+            }
             Some(EventType::AllDataSourcesFlushed(true)) => self.sorter.notify_flush(),
             Some(EventType::ReadTracingBuffersCompleted(true)) => {
                 self.sorter.notify_read_buffer(host)
@@ -662,7 +684,7 @@ impl Tokenizer {
         let mut lost = false;
         for field in Fields::new(data) {
             let Ok((id, v)) = field else {
-                host.store().stat(
+                host.stat(
                     "ftrace_bundle_tokenizer_errors",
                     Severity::DataLoss,
                     "An ftrace bundle was malformed; the events after the damage were dropped.",
@@ -687,7 +709,7 @@ impl Tokenizer {
             }
         }
         let Some(cpu) = cpu else {
-            host.store().stat(
+            host.stat(
                 "ftrace_bundle_tokenizer_errors",
                 Severity::DataLoss,
                 "An ftrace bundle was malformed; the events after the damage were dropped.",
@@ -700,7 +722,7 @@ impl Tokenizer {
         // accepts any lower one; see docs/fidelity.md.
         let cpu_limit = self.ftrace_cpu_limit();
         if cpu >= cpu_limit {
-            host.store().stat(
+            host.stat(
                 "ftrace_bundle_cpu_out_of_range",
                 Severity::DataLoss,
                 "An ftrace bundle named a CPU the device cannot have (at or above SystemInfo.num_cpus, or 1024) and was dropped.",
@@ -718,7 +740,7 @@ impl Tokenizer {
             return;
         }
         if lost {
-            host.store().stat_add(
+            host.stat_add(
                 "ftrace_cpu_has_data_loss",
                 cpu as i64,
                 Severity::DataLoss,
@@ -731,7 +753,7 @@ impl Tokenizer {
             Some(c) => match self.ftrace_clock(c, seq_id, ftrace_ts, boot_ts) {
                 Some(k) => k,
                 None => {
-                    host.store().stat(
+                    host.stat(
                         "ftrace_unknown_clock",
                         Severity::DataLoss,
                         "An ftrace bundle was recorded with a clock frameprobe cannot convert and was dropped.",
@@ -757,13 +779,7 @@ impl Tokenizer {
             self.ftrace_seen_first_bundle[cpu_idx] = true;
             if let Some(raw) = prev_end.or(last_read) {
                 if let Some(ts) = self.clocks.to_trace_time(clock, raw as i64) {
-                    let store = host.store();
-                    if store
-                        .metadata_int("ftrace_latest_data_start_ns")
-                        .is_none_or(|cur| ts > cur)
-                    {
-                        store.set_metadata("ftrace_latest_data_start_ns", MetaValue::Int(ts));
-                    }
+                    host.raise_metadata("ftrace_latest_data_start_ns", ts);
                 }
             }
         }
@@ -832,7 +848,7 @@ impl Tokenizer {
             }
         }
         let Some(raw) = ts else {
-            host.store().stat(
+            host.stat(
                 "ftrace_bundle_tokenizer_errors",
                 Severity::DataLoss,
                 "An ftrace bundle was malformed; the events after the damage were dropped.",
@@ -840,7 +856,7 @@ impl Tokenizer {
             return;
         };
         if event_id == 0 {
-            host.store().stat(
+            host.stat(
                 "ftrace_missing_event_id",
                 Severity::DataLoss,
                 "An ftrace event had no payload and was dropped.",
@@ -891,11 +907,7 @@ impl Tokenizer {
                 _ => {}
             }
         }
-        let store = host.store();
-        let table: Vec<_> = intern
-            .iter()
-            .map(|s| store.intern(&String::from_utf8_lossy(s)))
-            .collect();
+        let table: Vec<_> = intern.iter().map(|s| host.name(s)).collect();
         let mut parse_error = false;
 
         // sched_switch
@@ -978,7 +990,7 @@ impl Tokenizer {
             }
         }
         if parse_error {
-            host.store().stat(
+            host.stat(
                 "compact_sched_has_parse_errors",
                 Severity::DataLoss,
                 "A compact_sched block was inconsistent; part of it was dropped.",
@@ -1003,7 +1015,7 @@ impl Tokenizer {
         self.sorter.extract_all(host);
         let dropped = self.sorter.negative_ts_dropped;
         if dropped > 0 {
-            host.store().stat_add(
+            host.stat_add(
                 "trace_sorter_negative_timestamp_dropped",
                 -1,
                 Severity::DataLoss,
@@ -1017,7 +1029,7 @@ impl Tokenizer {
 /// Adds InternedData.kernel_symbols entries (InternedString: iid 1, str 2) to `symbols`.
 fn read_kernel_symbols(
     interned: &[u8],
-    store: &mut Store,
+    host: &mut dyn TokenizerHost,
     symbols: &mut rustc_hash::FxHashMap<u64, StrId>,
 ) {
     for (id, v) in Fields::new(interned).map_while(Result::ok) {
@@ -1032,7 +1044,7 @@ fn read_kernel_symbols(
                 _ => {}
             }
         }
-        symbols.insert(iid, store.intern(&String::from_utf8_lossy(name)));
+        symbols.insert(iid, host.name(name));
     }
 }
 

@@ -352,17 +352,18 @@ impl SchedParser {
     /// the whole `event`); without a symbol for it, blocked_function stays NULL.
     pub fn sched_blocked_reason(&mut self, ctx: &mut Ctx, data: &[u8], event: &[u8]) {
         let f = decode::<4>(data);
-        let store = &mut ctx.store;
-        let utid = ctx.procs.get_or_create_thread(store, pid_of(&f[1]));
+        let utid = ctx
+            .procs
+            .get_or_create_thread(&mut ctx.store, pid_of(&f[1]));
         let io_wait = f[3].as_u32() != 0;
         // The tokenizer appends the field last (a copy in the trace itself comes earlier).
         let caller = Fields::new(event)
             .map_while(Result::ok)
             .filter(|(id, _)| *id == fid::RESOLVED_CALLER)
             .last()
-            .map(|(_, v)| v.as_u64())
-            .filter(|&id| id < store.strings.len() as u64)
-            .map(|id| StrId::from_index(id as u32));
+            .and_then(|(_, v)| u32::try_from(v.as_u64()).ok())
+            .and_then(|id| ctx.tokenizer_name(StrId::from_index(id)));
+        let store = &mut ctx.store;
         if let Some(t) = self.thread_states(store) {
             t.blocked_reason(store, utid, io_wait, caller);
         }

@@ -89,17 +89,24 @@ fn a_few_thousand_levels_cost_nothing() {
 
 /// Tokenizes `bytes` (a Trace) with a budget of `limit` decompressed bytes.
 fn tokenize_with_budget(bytes: &[u8], limit: u64) -> (crate::import::Importer, Tokenizer) {
-    let mut imp = crate::import::Importer::new();
+    use crate::import::pipeline;
     let mut tok = Tokenizer::new(Wanted {
         ftrace: Vec::new(),
         compact_sched: false,
         packets: Vec::new(),
     });
     tok.budget = Budget::new(limit);
-    for (i, p) in Fields::new(bytes).map_while(Result::ok).enumerate() {
-        tok.packet(p.1.as_bytes(), i as u64, &mut imp);
-    }
-    tok.finish(&mut imp);
+    let (imp, ()) = pipeline::run(
+        crate::import::Importer::new(),
+        pipeline::Threads::One,
+        pipeline::BatchSize::default(),
+        |host| {
+            for (i, p) in Fields::new(bytes).map_while(Result::ok).enumerate() {
+                tok.packet(p.1.as_bytes(), i as u64, host);
+            }
+            tok.finish(host);
+        },
+    );
     (imp, tok)
 }
 

@@ -1,0 +1,506 @@
+//! The tokenizer and the importers on two threads (issue 19: both cores during the load).
+//!
+//! The tokenizer (with the sorter) runs on the loading thread. Everything it hands the
+//! importers, sorted events and its own calls alike, is written in order into batches
+//! ([`Cmd`]) that the importers apply on a second thread. Applying the same calls in the same
+//! order gives the same store, string ids included, as calling the importers directly.
+//!
+//! Two kinds of call need an answer. Names the tokenizer puts inside events get its own
+//! ids, translated by the importers (`Ctx::tokenizer_names`); interned-data intervals are
+//! numbered on this side too. Only a TrackEvent-family packet needs the importers' state
+//! (descriptor tracks, sequence state): for it the loading thread waits until every batch
+//! sent has been applied, then calls the importers itself. Android traces have a few such
+//! runs of packets per second of trace.
+//!
+//! Small traces (and several traces loaded at once) apply each batch on the loading thread
+//! as it fills: the same code, without the second thread.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::Mutex;
+
+use super::Importer;
+use crate::protos;
+use crate::store::strings::{StrId, StringPool};
+use crate::store::{MetaValue, Severity};
+use crate::trace::clock::ClockTracker;
+use crate::trace::interned::iid_of;
+use crate::trace::sort::{
+    CompactSwitch, CompactWaking, EventSink, PacketEvent, Sorter, TrackEventMeta,
+};
+use crate::trace::tokenizer::{SequencePacket, TokenizerHost};
+
+/// Where the importers run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// On the loading thread.
+    One,
+    /// On a second thread.
+    Two,
+}
+
+impl Threads {
+    /// Two threads for a trace of at least `from` bytes, on a machine with two cores or
+    /// more, unless several traces are loading at once. One when the size is unknown
+    /// (standard input).
+    pub fn for_size(bytes: Option<u64>, from: Option<u64>) -> Threads {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        match (bytes, from) {
+            (Some(b), Some(from)) if b >= from && cores >= 2 && !several_loads() => Threads::Two,
+            _ => Threads::One,
+        }
+    }
+}
+
+/// Batches waiting for the importers' thread; with one on each side, at most six batches
+/// exist.
+const CHANNEL_BATCHES: usize = 4;
+
+static SEVERAL_LOADS: AtomicBool = AtomicBool::new(false);
+
+/// Several traces loading at once already use every core: each then loads on one thread.
+pub fn set_several_loads(on: bool) {
+    SEVERAL_LOADS.store(on, Ordering::Relaxed);
+}
+
+fn several_loads() -> bool {
+    SEVERAL_LOADS.load(Ordering::Relaxed)
+}
+
+/// A trace below this loads on one thread: its load is over before a second thread pays.
+pub const TWO_THREADS_FROM: u64 = 8 << 20;
+
+/// A batch is handed on once it holds this many calls or payload bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchSize {
+    pub cmds: usize,
+    pub bytes: usize,
+}
+
+impl Default for BatchSize {
+    fn default() -> Self {
+        // Under 1 MiB a batch with its side lists; fewer, larger batches would wake the
+        // other thread less often but hold more memory (docs/speed.md).
+        BatchSize {
+            cmds: 8192,
+            bytes: 256 << 10,
+        }
+    }
+}
+
+/// A range of a batch's payload bytes.
+#[derive(Clone, Copy)]
+struct Bytes {
+    at: u32,
+    len: u32,
+}
+
+impl Bytes {
+    fn of(self, bytes: &[u8]) -> &[u8] {
+        &bytes[self.at as usize..(self.at + self.len) as usize]
+    }
+}
+
+/// One call to the importers' side. Kept to 32 bytes (a batch holds thousands): larger
+/// arguments wait in the batch's side lists.
+enum Cmd {
+    Ftrace(i64, u32, Bytes),
+    /// Index in `Batch::switches`.
+    Switch(i64, u32, u32),
+    /// Index in `Batch::wakings`.
+    Waking(i64, u32, u32),
+    /// Index in `Batch::packets`.
+    Packet(i64, u32, Bytes),
+    TrackEvent(i64, TrackEventMeta, Bytes),
+    OutOfOrder,
+    Stat(Box<Stat>),
+    CountPacket(u32),
+    Name(Bytes),
+    NewInterval(Option<u32>),
+    Interned(u32, u32, Bytes),
+    /// Rare calls (a few per trace), carrying their own copy of what they read.
+    Call(Box<dyn FnOnce(&mut Importer) + Send>),
+}
+
+/// The arguments of `Store::stat_add`.
+struct Stat {
+    name: &'static str,
+    index: i64,
+    severity: Severity,
+    what: &'static str,
+    n: i64,
+}
+
+const _: () = assert!(std::mem::size_of::<Cmd>() <= 32);
+
+#[derive(Default)]
+struct Batch {
+    cmds: Vec<Cmd>,
+    bytes: Vec<u8>,
+    switches: Vec<CompactSwitch>,
+    wakings: Vec<CompactWaking>,
+    packets: Vec<PacketEvent>,
+}
+
+impl Batch {
+    fn keep(&mut self, data: &[u8]) -> Bytes {
+        let at = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(data);
+        Bytes {
+            at,
+            len: data.len() as u32,
+        }
+    }
+
+    /// Applies every call in order and empties the batch (its buffers are kept for reuse).
+    fn apply(&mut self, imp: &mut Importer) {
+        for cmd in self.cmds.drain(..) {
+            match cmd {
+                Cmd::Ftrace(ts, cpu, b) => {
+                    let bytes = b.of(&self.bytes);
+                    imp.ftrace(ts, cpu, bytes)
+                }
+                Cmd::Switch(ts, cpu, i) => {
+                    let mut e = self.switches[i as usize];
+                    e.next_comm = imp.ctx.tokenizer_name(e.next_comm).unwrap_or_default();
+                    imp.compact_switch(ts, cpu, &e)
+                }
+                Cmd::Waking(ts, cpu, i) => {
+                    let mut e = self.wakings[i as usize];
+                    e.comm = imp.ctx.tokenizer_name(e.comm).unwrap_or_default();
+                    imp.compact_waking(ts, cpu, &e)
+                }
+                Cmd::Packet(ts, i, b) => {
+                    let bytes = b.of(&self.bytes);
+                    imp.packet(ts, &self.packets[i as usize], bytes)
+                }
+                Cmd::TrackEvent(ts, meta, b) => {
+                    let bytes = b.of(&self.bytes);
+                    imp.track_event(ts, &meta, bytes)
+                }
+                Cmd::OutOfOrder => imp.out_of_order(),
+                Cmd::Stat(s) => imp
+                    .ctx
+                    .store
+                    .stat_add(s.name, s.index, s.severity, s.what, s.n),
+                Cmd::CountPacket(kind) => imp.ctx.store.trace_info.count_packet(kind),
+                Cmd::Name(b) => {
+                    let text = String::from_utf8_lossy(b.of(&self.bytes));
+                    let id = imp.ctx.store.intern(&text);
+                    imp.ctx.tokenizer_names.push(id);
+                }
+                Cmd::NewInterval(inherit) => {
+                    imp.track_event.interned.new_interval(inherit);
+                }
+                Cmd::Interned(interval, field, b) => {
+                    let bytes = b.of(&self.bytes);
+                    imp.track_event.interned.add(interval, field, bytes);
+                }
+                Cmd::Call(f) => f(imp),
+            }
+        }
+        self.bytes.clear();
+        self.switches.clear();
+        self.wakings.clear();
+        self.packets.clear();
+    }
+}
+
+/// Where full batches go.
+enum Target<'a> {
+    Here(&'a mut Importer),
+    Thread(Channel<'a>),
+}
+
+struct Channel<'a> {
+    to_importers: Option<SyncSender<Batch>>,
+    /// Applied batches come back empty, for reuse.
+    applied: Receiver<Batch>,
+    importer: &'a Mutex<Importer>,
+    in_flight: usize,
+    spare: Vec<Batch>,
+}
+
+impl Channel<'_> {
+    /// Waits until every batch sent has been applied.
+    fn catch_up(&mut self) {
+        while self.in_flight > 0 {
+            match self.applied.recv() {
+                Ok(b) => self.spare.push(b),
+                // The importers' thread is gone (it panicked): the scope reports it.
+                Err(_) => break,
+            }
+            self.in_flight -= 1;
+        }
+    }
+}
+
+/// The tokenizer's host on the loading thread: records every call in order.
+pub struct Forwarder<'a> {
+    batch: Batch,
+    size: BatchSize,
+    target: Target<'a>,
+    /// The tokenizer's names, by its own ids (see [`TokenizerHost::name`]).
+    names: StringPool,
+    intervals: u32,
+}
+
+impl<'a> Forwarder<'a> {
+    fn new(target: Target<'a>, size: BatchSize) -> Self {
+        Forwarder {
+            batch: Batch::default(),
+            size,
+            target,
+            names: StringPool::default(),
+            intervals: 0,
+        }
+    }
+
+    fn push(&mut self, cmd: Cmd) {
+        self.batch.cmds.push(cmd);
+        if self.batch.cmds.len() >= self.size.cmds || self.batch.bytes.len() >= self.size.bytes {
+            self.flush();
+        }
+    }
+
+    /// Hands the batch on: applied here, or sent to the importers' thread.
+    fn flush(&mut self) {
+        if self.batch.cmds.is_empty() {
+            return;
+        }
+        match &mut self.target {
+            Target::Here(imp) => self.batch.apply(imp),
+            Target::Thread(ch) => {
+                let next = match ch.spare.pop() {
+                    Some(b) => b,
+                    None => match ch.applied.try_recv() {
+                        Ok(b) => {
+                            ch.in_flight -= 1;
+                            b
+                        }
+                        Err(_) => Batch::default(),
+                    },
+                };
+                let full = std::mem::replace(&mut self.batch, next);
+                if let Some(tx) = &ch.to_importers {
+                    if tx.send(full).is_ok() {
+                        ch.in_flight += 1;
+                    } else {
+                        ch.to_importers = None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs `f` on the importers once every earlier call has been applied. On two threads
+    /// the importers' thread is let finish what it was sent; the calls since are applied
+    /// here, which spares a round trip for each packet of a run that all need `f`.
+    fn with_importer<R>(&mut self, f: impl FnOnce(&mut Importer) -> R) -> R {
+        match &mut self.target {
+            Target::Here(imp) => {
+                self.batch.apply(imp);
+                f(imp)
+            }
+            Target::Thread(ch) => {
+                ch.catch_up();
+                let mut imp = ch.importer.lock().unwrap_or_else(|e| e.into_inner());
+                self.batch.apply(&mut imp);
+                f(&mut imp)
+            }
+        }
+    }
+
+    fn call(&mut self, f: impl FnOnce(&mut Importer) + Send + 'static) {
+        self.push(Cmd::Call(Box::new(f)));
+    }
+
+    /// Applies what is left and stops the importers' thread.
+    fn finish(mut self) {
+        self.flush();
+        if let Target::Thread(ch) = &mut self.target {
+            ch.to_importers = None;
+            ch.catch_up();
+        }
+    }
+}
+
+/// Runs `load` with a host whose calls reach `imp` in order, on a second thread when
+/// `threads` says so. Returns the importer with every call applied.
+pub fn run<R>(
+    imp: Importer,
+    threads: Threads,
+    size: BatchSize,
+    load: impl FnOnce(&mut Forwarder<'_>) -> R,
+) -> (Importer, R) {
+    match threads {
+        Threads::One => {
+            let mut imp = imp;
+            let mut fwd = Forwarder::new(Target::Here(&mut imp), size);
+            let r = load(&mut fwd);
+            fwd.finish();
+            (imp, r)
+        }
+        Threads::Two => {
+            let importer = Mutex::new(imp);
+            let (to_importers, batches) = mpsc::sync_channel::<Batch>(CHANNEL_BATCHES);
+            let (give_back, applied) = mpsc::channel::<Batch>();
+            let r = std::thread::scope(|s| {
+                let importer = &importer;
+                s.spawn(move || apply_all(importer, batches, give_back));
+                let ch = Channel {
+                    to_importers: Some(to_importers),
+                    applied,
+                    importer,
+                    in_flight: 0,
+                    spare: Vec::new(),
+                };
+                let mut fwd = Forwarder::new(Target::Thread(ch), size);
+                let r = load(&mut fwd);
+                fwd.finish();
+                r
+            });
+            let imp = importer.into_inner().unwrap_or_else(|e| e.into_inner());
+            (imp, r)
+        }
+    }
+}
+
+/// The importers' thread: applies batches as they come and gives them back.
+fn apply_all(importer: &Mutex<Importer>, batches: Receiver<Batch>, give_back: Sender<Batch>) {
+    for mut batch in batches {
+        batch.apply(&mut importer.lock().unwrap_or_else(|e| e.into_inner()));
+        if give_back.send(batch).is_err() {
+            break;
+        }
+    }
+}
+
+impl EventSink for Forwarder<'_> {
+    fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
+        let b = self.batch.keep(event);
+        self.push(Cmd::Ftrace(ts, cpu, b));
+    }
+    fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch) {
+        self.batch.switches.push(*e);
+        let i = self.batch.switches.len() as u32 - 1;
+        self.push(Cmd::Switch(ts, cpu, i));
+    }
+    fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking) {
+        self.batch.wakings.push(*e);
+        let i = self.batch.wakings.len() as u32 - 1;
+        self.push(Cmd::Waking(ts, cpu, i));
+    }
+    fn packet(&mut self, ts: i64, e: &PacketEvent, payload: &[u8]) {
+        let b = self.batch.keep(payload);
+        self.batch.packets.push(*e);
+        let i = self.batch.packets.len() as u32 - 1;
+        self.push(Cmd::Packet(ts, i, b));
+    }
+    fn track_event(&mut self, ts: i64, meta: &TrackEventMeta, payload: &[u8]) {
+        let b = self.batch.keep(payload);
+        self.push(Cmd::TrackEvent(ts, *meta, b));
+    }
+    fn out_of_order(&mut self) {
+        self.push(Cmd::OutOfOrder);
+    }
+}
+
+impl TokenizerHost for Forwarder<'_> {
+    fn stat_add(
+        &mut self,
+        name: &'static str,
+        index: i64,
+        severity: Severity,
+        what: &'static str,
+        n: i64,
+    ) {
+        self.push(Cmd::Stat(Box::new(Stat {
+            name,
+            index,
+            severity,
+            what,
+            n,
+        })));
+    }
+    fn count_packet(&mut self, kind: u32) {
+        self.push(Cmd::CountPacket(kind));
+    }
+    fn set_metadata(&mut self, key: &'static str, value: MetaValue) {
+        self.call(move |imp| imp.ctx.store.set_metadata(key, value));
+    }
+    fn raise_metadata(&mut self, key: &'static str, value: i64) {
+        self.call(move |imp| {
+            let store = &mut imp.ctx.store;
+            if store.metadata_int(key).is_none_or(|cur| value > cur) {
+                store.set_metadata(key, MetaValue::Int(value));
+            }
+        });
+    }
+    fn name(&mut self, bytes: &[u8]) -> StrId {
+        let known = self.names.len();
+        let id = self.names.intern(&String::from_utf8_lossy(bytes));
+        if self.names.len() > known {
+            let b = self.batch.keep(bytes);
+            self.push(Cmd::Name(b));
+        }
+        id
+    }
+    fn new_interval(&mut self, inherit: Option<u32>) -> u32 {
+        self.push(Cmd::NewInterval(inherit));
+        self.intervals += 1;
+        self.intervals - 1
+    }
+    fn add_interned(&mut self, interval: u32, field: u32, message: &[u8]) -> bool {
+        if iid_of(message).is_none() || interval >= self.intervals {
+            return false;
+        }
+        let b = self.batch.keep(message);
+        self.push(Cmd::Interned(interval, field, b));
+        true
+    }
+    fn on_system_info(&mut self, info: &protos::SystemInfo) {
+        let info = info.clone();
+        self.call(move |imp| imp.system_info(&info));
+    }
+    fn on_power_rail_descriptors(&mut self, power_rails: &[u8]) {
+        let data = power_rails.to_vec();
+        self.call(move |imp| imp.power.rail_descriptors(&mut imp.ctx, &data));
+    }
+    fn tokenize_track_packet(
+        &mut self,
+        p: &SequencePacket<'_>,
+        clocks: &mut ClockTracker,
+        sorter: &mut Sorter,
+    ) -> bool {
+        self.with_importer(|imp| {
+            imp.track_event
+                .tokenize(&mut imp.ctx.store, p, clocks, sorter)
+        })
+    }
+    fn on_first_packet_on_sequence(&mut self, seq_id: u32) {
+        self.call(move |imp| imp.track_event.on_first_packet_on_sequence(seq_id));
+    }
+    fn on_trace_config(&mut self, config: &[u8]) {
+        let data = config.to_vec();
+        self.call(move |imp| {
+            imp.ctx.store.trace_info.config = Some(super::trace_config::parse(&data))
+        });
+    }
+    fn on_trace_stats(&mut self, stats: &[u8]) {
+        let data = stats.to_vec();
+        self.call(move |imp| super::trace_stats::trace_stats(&mut imp.ctx.store, &data));
+    }
+    fn on_ftrace_stats(&mut self, stats: &[u8]) {
+        let data = stats.to_vec();
+        self.call(move |imp| super::ftrace_stats::ftrace_stats(&mut imp.ctx.store, &data));
+    }
+    fn on_gpu_info(&mut self, gpu_info: &[u8]) {
+        let data = gpu_info.to_vec();
+        self.call(move |imp| super::system_info::gpu_info(&mut imp.ctx.store, &data));
+    }
+    fn on_cpu_info(&mut self, cpu_info: &[u8]) {
+        let data = cpu_info.to_vec();
+        self.call(move |imp| super::system_info::cpu_info(&mut imp.ctx.store, &data));
+    }
+}
