@@ -1,8 +1,8 @@
-//! The `thread_state` table, packed to 24 bytes a row: a 1 GB trace holds tens of millions
+//! The `thread_state` table, packed to 20 bytes a row: a 1 GB trace holds tens of millions
 //! of states, and they were the largest table in `analyze`'s peak (issue 19). Rows are
 //! read back as [`ThreadStateRow`] values; what does not fit the packing (a state lasting
-//! over 4 s, a 255th distinct state name) goes to side maps by row, so every value stays
-//! exact.
+//! over 4 s, a 255th distinct state name, a timestamp 1.6 days from the first row's, a
+//! utid from 2^24 or a CPU from 4095) goes to side maps by row, so every value stays exact.
 
 use rustc_hash::FxHashMap;
 
@@ -85,17 +85,22 @@ impl ThreadStateRow {
     }
 }
 
-/// A row as stored. `waker` holds the waker's row, or its utid with [`WAKER_UTID`] set, or
-/// [`NO_WAKER`]; `flags` holds irq_context and io_wait as 2-bit optional booleans.
+/// A row as stored, in 4-byte words so that it packs to 20 bytes.
+/// - The timestamp is 48 bits of offset from the table's first row's: `ts_hi` is its
+///   signed upper part, [`FAR_TS`] when the timestamp is in `far`.
+/// - `utid_state` holds the utid in its low 24 bits ([`BIG_UTID`]: in `far`) and the
+///   state code in its top 8.
+/// - `waker` holds the waker's row, or its utid with [`WAKER_UTID`] set, or [`NO_WAKER`].
+/// - `cpu_flags` holds the CPU in its low 12 bits ([`NO_CPU`], or [`BIG_CPU`]: in `far`)
+///   and irq_context and io_wait as 2-bit optional booleans in its top 4.
 #[derive(Clone, Copy)]
 struct Packed {
-    ts: i64,
+    ts_lo: u32,
     dur: u32,
-    utid: Utid,
+    utid_state: u32,
     waker: u32,
-    cpu: u16,
-    state: u8,
-    flags: u8,
+    ts_hi: i16,
+    cpu_flags: u16,
 }
 
 const OPEN: u32 = u32::MAX;
@@ -104,21 +109,34 @@ const LONG: u32 = u32::MAX - 1;
 const NO_WAKER: u32 = u32::MAX;
 /// Marks a `waker` that holds a utid rather than a row: neither reaches 2^31.
 const WAKER_UTID: u32 = 1 << 31;
-const NO_CPU: u16 = u16::MAX;
+const FAR_TS: i16 = i16::MIN;
+const UTID_BITS: u32 = 24;
+const BIG_UTID: u32 = (1 << UTID_BITS) - 1;
+const CPU_BITS: u16 = 12;
+const NO_CPU: u16 = (1 << CPU_BITS) - 1;
+const BIG_CPU: u16 = NO_CPU - 1;
 /// State code 0 is NULL, codes 1..=254 index `state_names`, this one is in `rare_states`.
 const RARE_STATE: u8 = u8::MAX;
-const IRQ_SHIFT: u8 = 0;
-const IO_WAIT_SHIFT: u8 = 2;
+const IRQ_SHIFT: u16 = CPU_BITS;
+const IO_WAIT_SHIFT: u16 = CPU_BITS + 2;
 
-fn pack_flag(v: Option<bool>, shift: u8) -> u8 {
-    v.map_or(0, |b| 1 + u8::from(b)) << shift
+fn pack_flag(v: Option<bool>, shift: u16) -> u16 {
+    v.map_or(0, |b| 1 + u16::from(b)) << shift
 }
 
-fn unpack_flag(flags: u8, shift: u8) -> Option<bool> {
+fn unpack_flag(flags: u16, shift: u16) -> Option<bool> {
     match (flags >> shift) & 3 {
         0 => None,
         v => Some(v == 2),
     }
+}
+
+/// The values of rows that do not fit their packing, by row.
+#[derive(Default, Clone)]
+struct Far {
+    ts: FxHashMap<u32, i64>,
+    utids: FxHashMap<u32, Utid>,
+    cpus: FxHashMap<u32, u16>,
 }
 
 #[derive(Default, Clone)]
@@ -128,6 +146,9 @@ pub struct ThreadStates {
     state_codes: FxHashMap<StrId, u8>,
     long_durs: FxHashMap<u32, i64>,
     rare_states: FxHashMap<u32, StrId>,
+    /// Timestamps are stored as offsets from this: the first row's.
+    base_ts: Option<i64>,
+    far: Far,
 }
 
 impl ThreadStates {
@@ -154,15 +175,37 @@ impl ThreadStates {
             }
         };
         let state = self.code(i, r.state);
+        let base = *self.base_ts.get_or_insert(r.ts);
+        let (ts_lo, ts_hi) = match r.ts.checked_sub(base).map(split_offset) {
+            Some(Some(parts)) => parts,
+            _ => {
+                self.far.ts.insert(i, r.ts);
+                (0, FAR_TS)
+            }
+        };
+        let utid = if r.utid < BIG_UTID {
+            r.utid
+        } else {
+            self.far.utids.insert(i, r.utid);
+            BIG_UTID
+        };
+        let cpu = match r.cpu {
+            None => NO_CPU,
+            Some(c) if c < BIG_CPU => c,
+            Some(c) => {
+                self.far.cpus.insert(i, c);
+                BIG_CPU
+            }
+        };
         self.rows.push(Packed {
-            ts: r.ts,
+            ts_lo,
             dur: OPEN,
-            utid: r.utid,
+            utid_state: utid | u32::from(state) << UTID_BITS,
             waker,
-            // A CPU number of 65535 would read back as none: no kernel has that many.
-            cpu: r.cpu.unwrap_or(NO_CPU),
-            state,
-            flags: pack_flag(r.irq_context, IRQ_SHIFT) | pack_flag(r.io_wait, IO_WAIT_SHIFT),
+            ts_hi,
+            cpu_flags: cpu
+                | pack_flag(r.irq_context, IRQ_SHIFT)
+                | pack_flag(r.io_wait, IO_WAIT_SHIFT),
         });
         self.set_dur(i as usize, r.dur);
         i
@@ -187,18 +230,22 @@ impl ThreadStates {
     pub fn row(&self, i: usize) -> ThreadStateRow {
         let p = &self.rows[i];
         ThreadStateRow {
-            ts: p.ts,
+            ts: self.ts_of(i, p),
             dur: self.dur_of(i, p),
-            utid: p.utid,
+            utid: self.utid_of(i, p),
             state: self.state_of(i, p),
             waker: match p.waker {
                 NO_WAKER => None,
                 w if w & WAKER_UTID != 0 => Some(Waker::Utid(w & !WAKER_UTID)),
                 w => Some(Waker::Row(w)),
             },
-            cpu: (p.cpu != NO_CPU).then_some(p.cpu),
-            irq_context: unpack_flag(p.flags, IRQ_SHIFT),
-            io_wait: unpack_flag(p.flags, IO_WAIT_SHIFT),
+            cpu: match p.cpu_flags & NO_CPU {
+                NO_CPU => None,
+                BIG_CPU => Some(self.far.cpus[&(i as u32)]),
+                c => Some(c),
+            },
+            irq_context: unpack_flag(p.cpu_flags, IRQ_SHIFT),
+            io_wait: unpack_flag(p.cpu_flags, IO_WAIT_SHIFT),
         }
     }
 
@@ -207,11 +254,26 @@ impl ThreadStates {
     }
 
     pub fn ts(&self, i: usize) -> i64 {
-        self.rows[i].ts
+        self.ts_of(i, &self.rows[i])
     }
 
     pub fn utid(&self, i: usize) -> Utid {
-        self.rows[i].utid
+        self.utid_of(i, &self.rows[i])
+    }
+
+    fn ts_of(&self, i: usize, p: &Packed) -> i64 {
+        match p.ts_hi {
+            FAR_TS => self.far.ts[&(i as u32)],
+            // A row exists, so the base was set.
+            hi => self.base_ts.unwrap_or(0) + (i64::from(hi) << 32 | i64::from(p.ts_lo)),
+        }
+    }
+
+    fn utid_of(&self, i: usize, p: &Packed) -> Utid {
+        match p.utid_state & BIG_UTID {
+            BIG_UTID => self.far.utids[&(i as u32)],
+            u => u,
+        }
     }
 
     pub fn state(&self, i: usize) -> Option<StrId> {
@@ -219,7 +281,7 @@ impl ThreadStates {
     }
 
     fn state_of(&self, i: usize, p: &Packed) -> Option<StrId> {
-        match p.state {
+        match (p.utid_state >> UTID_BITS) as u8 {
             0 => None,
             RARE_STATE => self.rare_states.get(&(i as u32)).copied(),
             c => Some(self.state_names[usize::from(c) - 1]),
@@ -261,9 +323,17 @@ impl ThreadStates {
         let Some(p) = self.rows.get_mut(i) else {
             return false;
         };
-        p.flags = (p.flags & !(3 << IO_WAIT_SHIFT)) | pack_flag(Some(io_wait), IO_WAIT_SHIFT);
+        p.cpu_flags =
+            (p.cpu_flags & !(3 << IO_WAIT_SHIFT)) | pack_flag(Some(io_wait), IO_WAIT_SHIFT);
         true
     }
+}
+
+/// A timestamp's offset from the base as its low 32 bits and signed upper 16, when it fits
+/// (the upper part [`FAR_TS`] is kept for the side map).
+fn split_offset(off: i64) -> Option<(u32, i16)> {
+    let hi = i16::try_from(off >> 32).ok().filter(|&h| h != FAR_TS)?;
+    Some((off as u32, hi))
 }
 
 #[cfg(test)]
@@ -271,9 +341,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_are_24_bytes() {
-        // ts: 8; dur, utid, waker: 12; cpu, state code, flags: 4.
-        assert_eq!(std::mem::size_of::<Packed>(), 24);
+    fn rows_are_20_bytes() {
+        // ts: 6; dur, utid with state, waker: 12; cpu with flags: 2.
+        assert_eq!(std::mem::size_of::<Packed>(), 20);
     }
 
     #[test]
@@ -283,11 +353,36 @@ mod tests {
         let mut given = Vec::new();
         for (k, &name) in names.iter().enumerate() {
             let k64 = k as i64;
+            // Timestamps near the first row's, 1.6 days or more away either side, and at
+            // the ends of the range; utids and CPUs at and over their packed widths.
+            let ts = match k % 11 {
+                3 => i64::MAX - k64,
+                5 => i64::MIN + k64,
+                7 => (1 << 47) + k64,
+                8 => -(1 << 47) - k64,
+                9 => (1 << 47) - (1 << 32) - 1,
+                // An offset whose upper part is the side map's marker.
+                10 => -(1 << 47) + 7,
+                _ => k64 * 1_000_000_007 - 5,
+            };
+            let utid = match k % 13 {
+                4 => BIG_UTID - 1,
+                6 => BIG_UTID,
+                8 => (1 << 31) - 3,
+                _ => k as u32 + 1,
+            };
+            let cpu = match k % 9 {
+                2 => Some(BIG_CPU - 1),
+                4 => Some(BIG_CPU),
+                5 => Some(NO_CPU),
+                6 => Some(u16::MAX),
+                _ => (k % 3 == 0).then_some(k as u16 % 8),
+            };
             let mut r = ThreadStateRow::new(
-                k64 * 1_000_000_007 - 5,
-                k as u32 + 1,
+                ts,
+                utid,
                 (k % 7 != 0).then_some(name),
-                (k % 3 == 0).then_some(k as u16),
+                cpu,
                 match k % 4 {
                     0 => None,
                     1 => Some((9, Some(k as u32 / 2))),
@@ -313,6 +408,9 @@ mod tests {
         }
         let back: Vec<_> = t.iter().collect();
         assert_eq!(back, given);
+        for (i, g) in given.iter().enumerate() {
+            assert_eq!((t.ts(i), t.utid(i), t.state(i)), (g.ts, g.utid, g.state));
+        }
         // A rewritten duration drops its overflow entry.
         assert!(t.set_dur(3, 12));
         assert_eq!(t.row(3).dur, 12);
