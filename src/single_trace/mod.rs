@@ -20,12 +20,11 @@ pub use empty::{empty_report_message, no_frames_message, no_match_message};
 /// frequency; thread states split the UI thread's time in blame and causes, and their
 /// Running rows say what ran on a CPU, so the `sched` rows are only counted; FrameTimeline
 /// slices get no args, as their columns hold the same values). The importers take a
-/// second thread only on large traces: the batches between the threads add a few MiB to
-/// the load's peak, which on a 200 MB trace would take analyze's memory over the file
-/// size (docs/speed.md, "Two threads for the load").
+/// second thread from the same size as for `query`: the batches between the threads add
+/// 3 MiB or so to the load's peak, which the 20-byte thread states leave room for under
+/// the file's size (docs/speed.md, "CPU, sixth round").
 pub fn analysis_load_options() -> LoadOptions {
     LoadOptions {
-        two_threads_from: Some(ANALYSIS_TWO_THREADS_FROM),
         sched_rows: false,
         frame_timeline_args: false,
         kernel_counters: false,
@@ -35,9 +34,6 @@ pub fn analysis_load_options() -> LoadOptions {
         ..LoadOptions::all()
     }
 }
-
-/// Where analyze starts loading on two threads.
-pub const ANALYSIS_TWO_THREADS_FROM: u64 = 512 << 20;
 
 /// The counter tracks analyze reads: per-CPU frequency (CPU contention) and
 /// SurfaceFlinger's vsync counters (the refresh period).
