@@ -1,7 +1,7 @@
 //! The `thread_state` table, packed to 20 bytes a row: a 1 GB trace holds tens of millions
 //! of states, and they were the largest table in `analyze`'s peak (issue 19). Rows are
 //! read back as [`ThreadStateRow`] values; what does not fit the packing (a state lasting
-//! over 4 s, a 255th distinct state name, a timestamp 1.6 days from the first row's, a
+//! over 4 s, a 255th distinct state name, a timestamp 1.6 days from its block's first, a
 //! utid from 2^24 or a CPU from 4095) goes to side maps by row, so every value stays exact.
 
 use rustc_hash::FxHashMap;
@@ -86,8 +86,10 @@ impl ThreadStateRow {
 }
 
 /// A row as stored, in 4-byte words so that it packs to 20 bytes.
-/// - The timestamp is 48 bits of offset from the table's first row's: `ts_hi` is its
-///   signed upper part, [`FAR_TS`] when the timestamp is in `far`.
+/// - The timestamp is 48 bits of offset from the first timestamp of the row's block of
+///   [`BLOCK_ROWS`] rows: `ts_hi` is its signed upper part, [`FAR_TS`] when the timestamp
+///   is in `far`. Per block, so that one odd timestamp cannot push every later row into
+///   `far`.
 /// - `utid_state` holds the utid in its low 24 bits ([`BIG_UTID`]: in `far`) and the
 ///   state code in its top 8.
 /// - `waker` holds the waker's row, or its utid with [`WAKER_UTID`] set, or [`NO_WAKER`].
@@ -110,6 +112,8 @@ const NO_WAKER: u32 = u32::MAX;
 /// Marks a `waker` that holds a utid rather than a row: neither reaches 2^31.
 const WAKER_UTID: u32 = 1 << 31;
 const FAR_TS: i16 = i16::MIN;
+/// Rows per timestamp base.
+const BLOCK_ROWS: usize = 1 << 16;
 const UTID_BITS: u32 = 24;
 const BIG_UTID: u32 = (1 << UTID_BITS) - 1;
 const CPU_BITS: u16 = 12;
@@ -146,8 +150,8 @@ pub struct ThreadStates {
     state_codes: FxHashMap<StrId, u8>,
     long_durs: FxHashMap<u32, i64>,
     rare_states: FxHashMap<u32, StrId>,
-    /// Timestamps are stored as offsets from this: the first row's.
-    base_ts: Option<i64>,
+    /// Each block's first timestamp: its rows' timestamps are offsets from it.
+    block_ts: Vec<i64>,
     far: Far,
 }
 
@@ -175,7 +179,10 @@ impl ThreadStates {
             }
         };
         let state = self.code(i, r.state);
-        let base = *self.base_ts.get_or_insert(r.ts);
+        if i as usize % BLOCK_ROWS == 0 {
+            self.block_ts.push(r.ts);
+        }
+        let base = self.block_ts[i as usize / BLOCK_ROWS];
         let (ts_lo, ts_hi) = match r.ts.checked_sub(base).map(split_offset) {
             Some(Some(parts)) => parts,
             _ => {
@@ -264,8 +271,7 @@ impl ThreadStates {
     fn ts_of(&self, i: usize, p: &Packed) -> i64 {
         match p.ts_hi {
             FAR_TS => self.far.ts[&(i as u32)],
-            // A row exists, so the base was set.
-            hi => self.base_ts.unwrap_or(0) + (i64::from(hi) << 32 | i64::from(p.ts_lo)),
+            hi => self.block_ts[i / BLOCK_ROWS] + (i64::from(hi) << 32 | i64::from(p.ts_lo)),
         }
     }
 
@@ -344,6 +350,20 @@ mod tests {
     fn rows_are_20_bytes() {
         // ts: 6; dur, utid with state, waker: 12; cpu with flags: 2.
         assert_eq!(std::mem::size_of::<Packed>(), 20);
+    }
+
+    #[test]
+    fn one_odd_timestamp_sends_only_its_block_to_the_side_map() {
+        // A first state at 0, then a device up for five days (past the 48-bit offset).
+        let days5 = 5 * 86_400 * 1_000_000_000i64;
+        let mut t = ThreadStates::default();
+        let n = 3 * BLOCK_ROWS + 7;
+        let ts_of = |k: usize| if k == 0 { 0 } else { days5 + 1_000 * k as i64 };
+        for k in 0..n {
+            t.push(ThreadStateRow::new(ts_of(k), 1, None, None, None, None));
+        }
+        assert!((0..n).all(|k| t.ts(k) == ts_of(k)));
+        assert_eq!(t.far.ts.len(), BLOCK_ROWS - 1);
     }
 
     #[test]
