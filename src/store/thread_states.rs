@@ -179,7 +179,7 @@ impl ThreadStates {
             }
         };
         let state = self.code(i, r.state);
-        if i as usize % BLOCK_ROWS == 0 {
+        if (i as usize).is_multiple_of(BLOCK_ROWS) {
             self.block_ts.push(r.ts);
         }
         let base = self.block_ts[i as usize / BLOCK_ROWS];
