@@ -106,7 +106,7 @@ struct Packed {
 }
 
 const OPEN: u32 = u32::MAX;
-/// The duration is in `long_durs`.
+/// The duration is in `far.durs`.
 const LONG: u32 = u32::MAX - 1;
 const NO_WAKER: u32 = u32::MAX;
 /// Marks a `waker` that holds a utid rather than a row: neither reaches 2^31.
@@ -119,7 +119,7 @@ const BIG_UTID: u32 = (1 << UTID_BITS) - 1;
 const CPU_BITS: u16 = 12;
 const NO_CPU: u16 = (1 << CPU_BITS) - 1;
 const BIG_CPU: u16 = NO_CPU - 1;
-/// State code 0 is NULL, codes 1..=254 index `state_names`, this one is in `rare_states`.
+/// State code 0 is NULL, codes 1..=254 index `state_names`, this one is in `far.states`.
 const RARE_STATE: u8 = u8::MAX;
 const IRQ_SHIFT: u16 = CPU_BITS;
 const IO_WAIT_SHIFT: u16 = CPU_BITS + 2;
@@ -138,6 +138,8 @@ fn unpack_flag(flags: u16, shift: u16) -> Option<bool> {
 /// The values of rows that do not fit their packing, by row.
 #[derive(Default, Clone)]
 struct Far {
+    durs: FxHashMap<u32, i64>,
+    states: FxHashMap<u32, StrId>,
     ts: FxHashMap<u32, i64>,
     utids: FxHashMap<u32, Utid>,
     cpus: FxHashMap<u32, u16>,
@@ -148,8 +150,6 @@ pub struct ThreadStates {
     rows: Vec<Packed>,
     state_names: Vec<StrId>,
     state_codes: FxHashMap<StrId, u8>,
-    long_durs: FxHashMap<u32, i64>,
-    rare_states: FxHashMap<u32, StrId>,
     /// Each block's first timestamp: its rows' timestamps are offsets from it.
     block_ts: Vec<i64>,
     far: Far,
@@ -229,7 +229,7 @@ impl ThreadStates {
             self.state_codes.insert(s, c);
             return c;
         }
-        self.rare_states.insert(row, s);
+        self.far.states.insert(row, s);
         RARE_STATE
     }
 
@@ -289,7 +289,7 @@ impl ThreadStates {
     fn state_of(&self, i: usize, p: &Packed) -> Option<StrId> {
         match (p.utid_state >> UTID_BITS) as u8 {
             0 => None,
-            RARE_STATE => self.rare_states.get(&(i as u32)).copied(),
+            RARE_STATE => self.far.states.get(&(i as u32)).copied(),
             c => Some(self.state_names[usize::from(c) - 1]),
         }
     }
@@ -297,7 +297,7 @@ impl ThreadStates {
     fn dur_of(&self, i: usize, p: &Packed) -> i64 {
         match p.dur {
             OPEN => -1,
-            LONG => self.long_durs[&(i as u32)],
+            LONG => self.far.durs[&(i as u32)],
             d => i64::from(d),
         }
     }
@@ -313,13 +313,13 @@ impl ThreadStates {
             -1 => OPEN,
             d if (0..i64::from(LONG)).contains(&d) => d as u32,
             d => {
-                self.long_durs.insert(key, d);
+                self.far.durs.insert(key, d);
                 LONG
             }
         };
         // Only a duration that was long has an entry to drop (not every row's push).
         if was_long && p.dur != LONG {
-            self.long_durs.remove(&key);
+            self.far.durs.remove(&key);
         }
         true
     }
@@ -434,7 +434,7 @@ mod tests {
         // A rewritten duration drops its overflow entry.
         assert!(t.set_dur(3, 12));
         assert_eq!(t.row(3).dur, 12);
-        assert!(!t.long_durs.contains_key(&3));
+        assert!(!t.far.durs.contains_key(&3));
         assert!(!t.set_dur(300, 1));
         assert!(t.set_io_wait(1, true));
         assert_eq!(
