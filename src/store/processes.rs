@@ -43,12 +43,44 @@ pub struct ProcessTracker {
     process_name_priority: Vec<ProcessNamePriority>,
     process_args: BTreeMap<Upid, Vec<(StrId, ArgValue)>>,
     pub machine_id: Option<u32>,
+    /// Bumped by every change that can alter a remembered `update_thread` answer: a thread
+    /// started or ended, a process replaced under its pid (or pid 0 made the swapper), and
+    /// a pending association between two threads that already have a process (resolving
+    /// it touches the other thread again). Nothing else needs to: a remembered thread has
+    /// a process and is the newest live match for its ids, so a process created under a
+    /// free pid, a thread joining a process or a pending parent cannot change the answer.
+    generation: u64,
+    /// [`ProcessTracker::update_thread`]'s recent answers, slotted by tid.
+    recent: Vec<RecentUpdate>,
+}
+
+/// One answer of `update_thread`. It stays right while the generation is unchanged: a
+/// second call with the same ids finds the same thread and changes nothing (the first
+/// created and associated what was missing and resolved what was pending on it). atrace
+/// calls it for every slice begin and end, from a few hundred threads (issue 19).
+#[derive(Clone, Copy, Default)]
+struct RecentUpdate {
+    tid: i64,
+    pid: i64,
+    generation: u64,
+    utid: Utid,
+}
+
+const RECENT_SLOTS: usize = 256;
+
+fn recent_slot(tid: i64) -> usize {
+    (tid as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> (usize::BITS - 8)
 }
 
 impl ProcessTracker {
     /// Creates the swapper rows (upid 0 / utid 0 for pid 0 / tid 0).
     pub fn new(store: &mut Store) -> Self {
-        let mut t = ProcessTracker::default();
+        let mut t = ProcessTracker {
+            // Slots start at generation 0, so none matches before its first answer.
+            generation: 1,
+            recent: vec![RecentUpdate::default(); RECENT_SLOTS],
+            ..Default::default()
+        };
         store.processes.push(ProcessRow {
             pid: 0,
             ..Default::default()
@@ -67,6 +99,7 @@ impl ProcessTracker {
 
     /// pid 0 is the idle process and tid 0 its "swapper" thread (ftrace traces).
     pub fn set_pid_zero_is_swapper(&mut self, store: &mut Store) {
+        self.generation += 1;
         self.tids.insert(0, vec![0]);
         self.live_tid.insert(0, 0);
         self.pids.insert(0, 0);
@@ -81,6 +114,7 @@ impl ProcessTracker {
     }
 
     fn start_new_thread(&mut self, store: &mut Store, ts: Option<i64>, tid: i64) -> Utid {
+        self.generation += 1;
         let utid = store.threads.len() as Utid;
         store.threads.push(ThreadRow {
             tid,
@@ -102,6 +136,7 @@ impl ProcessTracker {
         let Some(utid) = self.get_thread_or_null(store, tid, None) else {
             return;
         };
+        self.generation += 1;
         store.threads[utid as usize].end_ts = Some(ts);
         if let Some(v) = self.tids.get_mut(&tid) {
             v.retain(|&u| u != utid);
@@ -223,8 +258,30 @@ impl ProcessTracker {
 
     /// Says that `tid` belongs to process `pid` (both created as needed).
     pub fn update_thread(&mut self, store: &mut Store, tid: i64, pid: i64) -> Utid {
+        let slot = recent_slot(tid);
+        if let Some(r) = self.recent.get(slot) {
+            if r.generation == self.generation && r.tid == tid && r.pid == pid {
+                return r.utid;
+            }
+        }
         let upid = self.get_or_create_process(store, pid);
-        self.get_or_create_thread_with_parent_internal(store, tid, upid, tid == pid, true)
+        let utid =
+            self.get_or_create_thread_with_parent_internal(store, tid, upid, tid == pid, true);
+        // A thread born into an ended process is no answer to remember: the next call
+        // would not find it alive and would start another.
+        if !self.is_thread_alive(store, utid) {
+            return utid;
+        }
+        let generation = self.generation;
+        if let Some(r) = self.recent.get_mut(slot) {
+            *r = RecentUpdate {
+                tid,
+                pid,
+                generation,
+                utid,
+            };
+        }
+        utid
     }
 
     pub fn update_thread_name(
@@ -326,6 +383,7 @@ impl ProcessTracker {
         priority: ThreadNamePriority,
         associate_main_thread: bool,
     ) -> Upid {
+        self.generation += 1;
         let recycled = self.pids.remove(&pid);
         self.tids.remove(&pid);
         self.live_tid.remove(&pid);
@@ -483,11 +541,8 @@ impl ProcessTracker {
                 true
             }
             (Some(x), Some(y)) if x != y => false,
-            (Some(_), Some(_)) => {
-                self.pending_assocs.push((a, b));
-                true
-            }
-            (None, None) => {
+            (Some(_), Some(_)) | (None, None) => {
+                self.generation += 1;
                 self.pending_assocs.push((a, b));
                 true
             }
@@ -664,6 +719,113 @@ mod tests {
         // "No name" never clears one.
         t.update_thread_name(&mut s, u, None, ThreadNamePriority::ProcessTree);
         assert_eq!(s.threads[u as usize].name, Some(tree));
+    }
+
+    /// update_thread's remembered answers never differ from looking again: random runs of
+    /// every call that changes threads or processes (tid reuse, pid reuse, pending and
+    /// parent associations) over a few ids, against a tracker that remembers nothing.
+    #[test]
+    fn remembered_thread_updates_match_fresh_lookups() {
+        for seed in 1..=200u64 {
+            let (mut s1, mut t1) = setup();
+            let (mut s2, mut t2) = setup();
+            t2.recent.clear();
+            let mut x = seed;
+            let mut next = |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            for step in 0..300i64 {
+                let (tid, pid, other) = (next(12) as i64, next(5) as i64, next(12) as i64);
+                let op = next(13);
+                let run = |s: &mut Store, t: &mut ProcessTracker| -> Option<u32> {
+                    match op {
+                        0..=3 => Some(t.update_thread(s, tid, pid)),
+                        4 => Some(t.get_or_create_thread(s, tid)),
+                        5 => {
+                            t.end_thread(s, step, tid);
+                            None
+                        }
+                        10 => Some(t.start_new_thread_at(s, Some(step), tid)),
+                        12 => {
+                            t.set_pid_zero_is_swapper(s);
+                            None
+                        }
+                        11 => Some(t.start_new_process_without_main_thread(
+                            s,
+                            Some(step),
+                            None,
+                            pid,
+                            None,
+                            ThreadNamePriority::Ftrace,
+                        )),
+                        6 => Some(t.start_new_process(
+                            s,
+                            Some(step),
+                            None,
+                            pid,
+                            None,
+                            ThreadNamePriority::Ftrace,
+                        )),
+                        7 => {
+                            let a = t.get_or_create_thread(s, tid);
+                            let b = t.get_or_create_thread(s, other);
+                            Some(t.associate_threads(s, a, b, true) as u32)
+                        }
+                        8 => {
+                            let parent = t.get_or_create_thread(s, other);
+                            let upid = t.get_or_create_process_without_main_thread(s, pid);
+                            t.associate_created_process_to_parent_thread(s, upid, parent);
+                            Some(upid)
+                        }
+                        9 => {
+                            let upid = t.get_or_create_process(s, pid);
+                            Some(t.get_or_create_thread_with_parent(s, tid, upid, true))
+                        }
+                        _ => unreachable!(),
+                    }
+                };
+                let (r1, r2) = (run(&mut s1, &mut t1), run(&mut s2, &mut t2));
+                assert_eq!(r1, r2, "seed {seed} step {step} op {op}");
+            }
+            let threads = |s: &Store| -> Vec<_> {
+                s.threads
+                    .iter()
+                    .map(|r| (r.tid, r.upid, r.end_ts, r.is_main_thread))
+                    .collect()
+            };
+            let procs = |s: &Store| -> Vec<_> {
+                s.processes
+                    .iter()
+                    .map(|p| (p.pid, p.end_ts, p.parent_upid))
+                    .collect()
+            };
+            assert_eq!(threads(&s1), threads(&s2), "seed {seed}");
+            assert_eq!(procs(&s1), procs(&s2), "seed {seed}");
+        }
+    }
+
+    /// Two threads of one process said to share it again: the next update of either is
+    /// not answered from memory, as resolving the pair makes the process's main thread
+    /// its main thread (which a lookup without the main-thread rule had left unset).
+    #[test]
+    fn a_pair_of_threads_already_in_one_process_is_resolved_on_the_next_update() {
+        let run = |remember: bool| {
+            let (mut s, mut t) = setup();
+            if !remember {
+                t.recent.clear();
+            }
+            let p = t.get_or_create_process_without_main_thread(&mut s, 50);
+            let main = t.get_or_create_thread_with_parent(&mut s, 50, p, false);
+            let other = t.update_thread(&mut s, 51, 50);
+            assert!(t.associate_threads(&mut s, other, main, true));
+            assert_eq!(t.update_thread(&mut s, 51, 50), other);
+            s.threads[main as usize].is_main_thread
+        };
+        assert_eq!(run(true), run(false));
+        assert_eq!(run(true), Some(true));
     }
 
     #[test]

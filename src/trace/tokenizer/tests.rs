@@ -1,5 +1,6 @@
 //! The tokenizer's defences, on hand-made packets: nesting and budget limits on
-//! compressed packets, and ftrace bundles from CPUs the device cannot have.
+//! compressed packets, ftrace bundles from CPUs the device cannot have, and the filter on
+//! wanted ftrace events.
 
 use std::io::Write;
 
@@ -222,4 +223,16 @@ fn a_real_cpu_first_seen_late_moves_the_cut_off_as_in_trace_processor() {
         Some(9_000_000)
     );
     assert_eq!(l.store.slices.len(), 1);
+}
+
+/// The wanted-event bitset keeps exactly the ids it was given, across word boundaries
+/// (63/64/65, 127/128) and ids far past the largest.
+#[test]
+fn wanted_ftrace_ids_are_kept_exactly() {
+    let ids = [0, 1, 63, 64, 128, 347, 511];
+    let set = IdSet::of(&ids);
+    for id in 0..2048 {
+        assert_eq!(set.contains(id), ids.contains(&id), "id {id}");
+    }
+    assert!(!IdSet::of(&[]).contains(0));
 }
