@@ -333,6 +333,13 @@ impl Default for Importer {
     }
 }
 
+impl Importer {
+    /// A print event's atrace record, read on the loading thread.
+    fn atrace_print(&mut self, ts: i64, pid: u32, rec: ftrace::atrace::Record<'_>) {
+        self.ftrace.atrace_print(&mut self.ctx, ts, pid, rec);
+    }
+}
+
 impl EventSink for Importer {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
         self.ftrace.event(&mut self.ctx, ts, cpu, event);

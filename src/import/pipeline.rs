@@ -19,11 +19,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Mutex;
 
+use super::ftrace::atrace::{read_print, Record};
+use super::ftrace::Envelope;
 use super::Importer;
 use crate::protos;
 use crate::store::strings::{StrId, StringPool};
 use crate::store::{MetaValue, Severity};
 use crate::trace::clock::ClockTracker;
+use crate::trace::ftrace_ids as fid;
 use crate::trace::interned::iid_of;
 use crate::trace::sort::{
     CompactSwitch, CompactWaking, EventSink, PacketEvent, Sorter, TrackEventMeta,
@@ -105,6 +108,11 @@ impl Bytes {
 /// arguments wait in the batch's side lists.
 enum Cmd {
     Ftrace(i64, u32, Bytes),
+    /// A print event's atrace slice begin, read here: (ts, pid, tgid, name in
+    /// `Batch::text`). Reading prints was the largest share of the importers' thread.
+    AtraceBegin(i64, u32, u32, Bytes),
+    /// (ts, pid, tgid) of a print event's atrace slice end.
+    AtraceEnd(i64, u32, u32),
     /// Index in `Batch::switches`.
     Switch(i64, u32, u32),
     /// Index in `Batch::wakings`.
@@ -137,6 +145,8 @@ const _: () = assert!(std::mem::size_of::<Cmd>() <= 32);
 struct Batch {
     cmds: Vec<Cmd>,
     bytes: Vec<u8>,
+    /// Names already checked to be UTF-8.
+    text: String,
     switches: Vec<CompactSwitch>,
     wakings: Vec<CompactWaking>,
     packets: Vec<PacketEvent>,
@@ -152,6 +162,15 @@ impl Batch {
         }
     }
 
+    fn keep_str(&mut self, s: &str) -> Bytes {
+        let at = self.text.len() as u32;
+        self.text.push_str(s);
+        Bytes {
+            at,
+            len: s.len() as u32,
+        }
+    }
+
     /// Applies every call in order and empties the batch (its buffers are kept for reuse).
     fn apply(&mut self, imp: &mut Importer) {
         for cmd in self.cmds.drain(..) {
@@ -160,6 +179,11 @@ impl Batch {
                     let bytes = b.of(&self.bytes);
                     imp.ftrace(ts, cpu, bytes)
                 }
+                Cmd::AtraceBegin(ts, pid, tgid, b) => {
+                    let name = &self.text[b.at as usize..(b.at + b.len) as usize];
+                    imp.atrace_print(ts, pid, Record::Begin { tgid, name })
+                }
+                Cmd::AtraceEnd(ts, pid, tgid) => imp.atrace_print(ts, pid, Record::End { tgid }),
                 Cmd::Switch(ts, cpu, i) => {
                     let mut e = self.switches[i as usize];
                     e.next_comm = imp.ctx.tokenizer_name(e.next_comm).unwrap_or_default();
@@ -200,6 +224,7 @@ impl Batch {
             }
         }
         self.bytes.clear();
+        self.text.clear();
         self.switches.clear();
         self.wakings.clear();
         self.packets.clear();
@@ -258,7 +283,8 @@ impl<'a> Forwarder<'a> {
 
     fn push(&mut self, cmd: Cmd) {
         self.batch.cmds.push(cmd);
-        if self.batch.cmds.len() >= self.size.cmds || self.batch.bytes.len() >= self.size.bytes {
+        let bytes = self.batch.bytes.len() + self.batch.text.len();
+        if self.batch.cmds.len() >= self.size.cmds || bytes >= self.size.bytes {
             self.flush();
         }
     }
@@ -366,6 +392,15 @@ pub fn run<R>(
     }
 }
 
+/// The pid and atrace slice begin or end of a print event, when it is one.
+fn read_atrace(event: &[u8]) -> Option<(u32, Record<'_>)> {
+    let Envelope { pid, id, data } = Envelope::read(event).ok()??;
+    if id != fid::PRINT {
+        return None;
+    }
+    Some((pid?, read_print(data)?))
+}
+
 /// The importers' thread: applies batches as they come and gives them back.
 fn apply_all(importer: &Mutex<Importer>, batches: Receiver<Batch>, give_back: Sender<Batch>) {
     for mut batch in batches {
@@ -378,8 +413,14 @@ fn apply_all(importer: &Mutex<Importer>, batches: Receiver<Batch>, give_back: Se
 
 impl EventSink for Forwarder<'_> {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
-        let b = self.batch.keep(event);
-        self.push(Cmd::Ftrace(ts, cpu, b));
+        let cmd = match read_atrace(event) {
+            Some((pid, Record::Begin { tgid, name })) => {
+                Cmd::AtraceBegin(ts, pid, tgid, self.batch.keep_str(name))
+            }
+            Some((pid, Record::End { tgid })) => Cmd::AtraceEnd(ts, pid, tgid),
+            _ => Cmd::Ftrace(ts, cpu, self.batch.keep(event)),
+        };
+        self.push(cmd);
     }
     fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch) {
         self.batch.switches.push(*e);

@@ -8,7 +8,7 @@ mod syscalls;
 
 use std::borrow::Cow;
 
-use self::record::{Parsed, Record};
+pub use self::record::{Parsed, Record};
 use crate::import::android_props::{
     battery_stats_track, device_state_track, push_counter, screen_state_track,
 };
@@ -150,6 +150,28 @@ fn parse_failure(store: &mut Store) {
     );
 }
 
+/// PrintFtraceEvent's buf (field 2; the last one wins).
+fn print_buf(data: &[u8]) -> &[u8] {
+    let mut buf: &[u8] = &[];
+    for (id, v) in Fields::new(data).map_while(Result::ok) {
+        if id == 2 {
+            buf = v.as_bytes();
+        }
+    }
+    buf
+}
+
+/// A print event's slice begin or end, read without the importers' state (for the
+/// loading thread). None for anything else, invalid UTF-8 included: those take
+/// [`AtraceParser::print`]'s path, which repairs the text and counts failures.
+pub fn read_print(data: &[u8]) -> Option<Record<'_>> {
+    let text = std::str::from_utf8(print_buf(data)).ok()?;
+    match record::parse(text) {
+        Parsed::Record(r @ (Record::Begin { .. } | Record::End { .. })) => Some(r),
+        _ => None,
+    }
+}
+
 /// The text of a print buffer as trace_processor sees it: valid UTF-8 as is, otherwise
 /// with every malformed sequence removed.
 fn print_text(buf: &[u8]) -> Cow<'_, str> {
@@ -282,19 +304,18 @@ impl AtraceParser {
     }
 
     pub fn print(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, data: &[u8]) {
-        let mut buf: &[u8] = &[];
-        for (id, v) in Fields::new(data).map_while(Result::ok) {
-            if id == 2 {
-                buf = v.as_bytes();
-            }
-        }
+        let text = print_text(print_buf(data));
+        self.print_record(ctx, ts, pid, record::parse(&text));
+    }
+
+    /// A print event's record, read by [`AtraceParser::print`] or on the loading thread.
+    pub fn print_record(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, parsed: Parsed<'_>) {
         // A trace_marker write shows up as a sys_write around the atrace record; cut the
         // write short so the atrace slice can nest on the same thread track.
         if let Some(utid) = ctx.procs.get_thread_or_null(&ctx.store, pid, None) {
             self.truncate_sys_write(ctx, ts, utid);
         }
-        let text = print_text(buf);
-        match record::parse(&text) {
+        match parsed {
             Parsed::Record(r) => self.record(ctx, ts, pid, r),
             Parsed::Malformed => parse_failure(&mut ctx.store),
             Parsed::Unsupported => {}
@@ -889,6 +910,18 @@ mod tests {
             field_bytes(2, buf, &mut data);
             self.p.print(&mut self.ctx, ts, pid, &data);
         }
+        /// As the loading thread hands a print on: read there when it can be.
+        fn print_read_ahead(&mut self, ts: i64, pid: i64, buf: &[u8]) {
+            let mut data = Vec::new();
+            field_varint(1, 0xffff_0000, &mut data);
+            field_bytes(2, buf, &mut data);
+            match read_print(&data) {
+                Some(r) => self
+                    .p
+                    .print_record(&mut self.ctx, ts, pid, Parsed::Record(r)),
+                None => self.p.print(&mut self.ctx, ts, pid, &data),
+            }
+        }
         fn sys(&mut self, enter: bool, ts: i64, pid: i64, num: u64) {
             let mut data = Vec::new();
             field_varint(1, num, &mut data);
@@ -1115,6 +1148,70 @@ mod tests {
         assert_eq!(s[1].track_id, s[2].track_id);
         assert_eq!(t.track_kind(s[1].track_id), "atrace_async_slice_for_track");
         assert!(t.arg(1, "utid").is_some());
+    }
+
+    /// A print read on the loading thread imports as one read here: the same slices,
+    /// threads and stats, on nesting, empty names, tgid-less ends, a sys_write around a
+    /// record, counters, malformed text and invalid UTF-8 (the last three read here).
+    #[test]
+    fn prints_read_ahead_import_as_prints_read_here() {
+        let bufs: [&[u8]; 10] = [
+            b"B|10|outer",
+            b"B|10|inner|with bar\n",
+            b"E|10",
+            b"B|10|",
+            b"E",
+            b"C|10|counter|5",
+            b"B|10|bad\xff utf-8",
+            b"not atrace",
+            b"E|10\0",
+            b"E|10\n",
+        ];
+        assert_eq!(
+            read_print(&{
+                let mut d = Vec::new();
+                field_bytes(2, b"B|10|outer", &mut d);
+                d
+            }),
+            Some(Record::Begin {
+                tgid: 10,
+                name: "outer"
+            })
+        );
+        let run = |ahead: bool| {
+            let mut t = T::new();
+            for (i, buf) in bufs.iter().enumerate() {
+                let ts = 100 + 10 * i as i64;
+                if i == 3 {
+                    t.sys(true, ts - 1, 11, 64);
+                }
+                match ahead {
+                    true => t.print_read_ahead(ts, 11, buf),
+                    false => t.print(ts, 11, buf),
+                }
+            }
+            t.finish();
+            let slices: Vec<_> = (0..t.slices().len())
+                .map(|i| {
+                    let s = &t.slices()[i];
+                    (s.ts, s.dur, s.depth(), s.track_id, t.name(i).to_string())
+                })
+                .collect();
+            let threads: Vec<_> = t
+                .ctx
+                .store
+                .threads
+                .iter()
+                .map(|r| (r.tid, r.upid))
+                .collect();
+            let stats =
+                ["systrace_parse_failure", "truncated_sys_write_duration"].map(|n| t.stat(n));
+            (slices, threads, stats)
+        };
+        let here = run(false);
+        assert_eq!(run(true), here);
+        assert!(here.0.len() >= 4, "{:?}", here.0);
+        assert_eq!(here.2[0], 1, "the non-atrace line is one parse failure");
     }
 
     #[test]

@@ -18,6 +18,32 @@ use crate::trace::ftrace_ids as fid;
 use crate::trace::sort::{CompactSwitch, CompactWaking};
 use crate::trace::wire::{Fields, Value};
 
+/// What every ftrace event carries around its payload.
+pub struct Envelope<'a> {
+    pub pid: Option<u32>,
+    /// The payload's field number in FtraceEvent: which event this is.
+    pub id: u32,
+    pub data: &'a [u8],
+}
+
+impl<'a> Envelope<'a> {
+    /// The pid and the first payload field (None without one); Err on damage. Pure, so
+    /// the loading thread reads it too.
+    pub(crate) fn read(bytes: &'a [u8]) -> Result<Option<Envelope<'a>>, ()> {
+        let mut pid = None;
+        for field in Fields::new(bytes) {
+            let (id, v) = field.map_err(|_| ())?;
+            match (id, v) {
+                (2, _) => pid = Some(v.as_u32()),
+                (1, _) | (5, _) => {}
+                (id, Value::Bytes(data)) => return Ok(Some(Envelope { pid, id, data })),
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+}
+
 pub struct FtraceParser {
     pub sched: sched::SchedParser,
     pub atrace: atrace::AtraceParser,
@@ -84,34 +110,43 @@ impl FtraceParser {
         self.soft_drop_before = soft.max(self.drop_before);
     }
 
-    pub fn event(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, bytes: &[u8]) {
-        self.on_first_event(&ctx.store);
-        if ts < self.drop_before {
-            self.dropped_before_start += 1;
-            return;
-        }
-        let mut pid = None;
-        let mut payload = None;
-        for field in Fields::new(bytes) {
-            let Ok((id, v)) = field else {
-                ctx.store.stat(
-                    "ftrace_bundle_tokenizer_errors",
-                    Severity::DataLoss,
-                    "An ftrace bundle was malformed; the events after the damage were dropped.",
-                );
-                return;
-            };
-            match (id, v) {
-                (2, _) => pid = Some(v.as_u32()),
-                (1, _) | (5, _) => {}
-                (id, Value::Bytes(b)) => {
-                    payload = Some((id, b));
-                    break;
-                }
-                _ => {}
+    /// Whether an event at `ts` is dropped for being from before tracing started.
+    fn before_start(&mut self, store: &Store, ts: i64) -> bool {
+        self.on_first_event(store);
+        let before = ts < self.drop_before;
+        self.dropped_before_start += before as i64;
+        before
+    }
+
+    /// Whether event `id` of thread `pid` goes on to its handler: the raw table's rows are
+    /// counted (and their threads made) first, even in the soft-drop window.
+    fn past_soft_drop(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, id: u32) -> bool {
+        // trace_processor's raw table records every event but sched_switch with the thread
+        // that emitted it, creating that thread even in the soft-drop window.
+        if self.raw_threads {
+            ctx.store.see_ftrace_event(ts);
+            if id != fid::SCHED_SWITCH {
+                ctx.procs.get_or_create_thread(&mut ctx.store, pid);
             }
         }
-        let Some((id, data)) = payload else { return };
+        ts >= self.soft_drop_before
+    }
+
+    pub fn event(&mut self, ctx: &mut Ctx, ts: i64, cpu: u32, bytes: &[u8]) {
+        if self.before_start(&ctx.store, ts) {
+            return;
+        }
+        let Ok(envelope) = Envelope::read(bytes) else {
+            ctx.store.stat(
+                "ftrace_bundle_tokenizer_errors",
+                Severity::DataLoss,
+                "An ftrace bundle was malformed; the events after the damage were dropped.",
+            );
+            return;
+        };
+        let Some(Envelope { pid, id, data }) = envelope else {
+            return;
+        };
         let Some(pid) = pid else {
             ctx.store.stat(
                 "ftrace_missing_pid",
@@ -121,15 +156,7 @@ impl FtraceParser {
             return;
         };
         let pid = pid as i64;
-        // trace_processor's raw table records every event but sched_switch with the thread
-        // that emitted it, creating that thread even in the soft-drop window.
-        if self.raw_threads {
-            ctx.store.see_ftrace_event(ts);
-            if id != fid::SCHED_SWITCH {
-                ctx.procs.get_or_create_thread(&mut ctx.store, pid);
-            }
-        }
-        if ts < self.soft_drop_before {
+        if !self.past_soft_drop(ctx, ts, pid, id) {
             return;
         }
         match id {
@@ -174,6 +201,17 @@ impl FtraceParser {
             fid::BINDER_UNLOCK => self.binder.unlock(ctx, ts, pid as u32),
             _ => self.kernel_event(ctx, ts, cpu, pid, id, data),
         }
+    }
+
+    /// A print event whose atrace record the loading thread has read already
+    /// ([`atrace::read_print`]): the same path as [`FtraceParser::event`] without reading.
+    pub fn atrace_print(&mut self, ctx: &mut Ctx, ts: i64, pid: u32, rec: atrace::Record<'_>) {
+        let pid = pid as i64;
+        if self.before_start(&ctx.store, ts) || !self.past_soft_drop(ctx, ts, pid, fid::PRINT) {
+            return;
+        }
+        self.atrace
+            .print_record(ctx, ts, pid, atrace::Parsed::Record(rec));
     }
 
     /// Kernel slices, clock and memory counters, fences (one module each).
