@@ -748,19 +748,6 @@ mod tests {
                             t.end_thread(s, step, tid);
                             None
                         }
-                        10 => Some(t.start_new_thread_at(s, Some(step), tid)),
-                        12 => {
-                            t.set_pid_zero_is_swapper(s);
-                            None
-                        }
-                        11 => Some(t.start_new_process_without_main_thread(
-                            s,
-                            Some(step),
-                            None,
-                            pid,
-                            None,
-                            ThreadNamePriority::Ftrace,
-                        )),
                         6 => Some(t.start_new_process(
                             s,
                             Some(step),
@@ -783,6 +770,19 @@ mod tests {
                         9 => {
                             let upid = t.get_or_create_process(s, pid);
                             Some(t.get_or_create_thread_with_parent(s, tid, upid, true))
+                        }
+                        10 => Some(t.start_new_thread_at(s, Some(step), tid)),
+                        11 => Some(t.start_new_process_without_main_thread(
+                            s,
+                            Some(step),
+                            None,
+                            pid,
+                            None,
+                            ThreadNamePriority::Ftrace,
+                        )),
+                        12 => {
+                            t.set_pid_zero_is_swapper(s);
+                            None
                         }
                         _ => unreachable!(),
                     }

@@ -892,6 +892,14 @@ mod tests {
         out.extend_from_slice(b);
     }
 
+    /// A PrintFtraceEvent (ip, buf) carrying `buf`.
+    fn print_event(buf: &[u8]) -> Vec<u8> {
+        let mut data = Vec::new();
+        field_varint(1, 0xffff_0000, &mut data);
+        field_bytes(2, buf, &mut data);
+        data
+    }
+
     struct T {
         ctx: Ctx,
         p: AtraceParser,
@@ -905,16 +913,11 @@ mod tests {
             }
         }
         fn print(&mut self, ts: i64, pid: i64, buf: &[u8]) {
-            let mut data = Vec::new();
-            field_varint(1, 0xffff_0000, &mut data);
-            field_bytes(2, buf, &mut data);
-            self.p.print(&mut self.ctx, ts, pid, &data);
+            self.p.print(&mut self.ctx, ts, pid, &print_event(buf));
         }
         /// As the loading thread hands a print on: read there when it can be.
         fn print_read_ahead(&mut self, ts: i64, pid: i64, buf: &[u8]) {
-            let mut data = Vec::new();
-            field_varint(1, 0xffff_0000, &mut data);
-            field_bytes(2, buf, &mut data);
+            let data = print_event(buf);
             match read_print(&data) {
                 Some(r) => self
                     .p
@@ -1168,11 +1171,7 @@ mod tests {
             b"E|10\n",
         ];
         assert_eq!(
-            read_print(&{
-                let mut d = Vec::new();
-                field_bytes(2, b"B|10|outer", &mut d);
-                d
-            }),
+            read_print(&print_event(b"B|10|outer")),
             Some(Record::Begin {
                 tgid: 10,
                 name: "outer"
