@@ -81,7 +81,6 @@ pub const EXIT_ERROR: u8 = 2;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    crate::gate::malloc_arenas::enable();
     crate::trace::limits::set_budget_override(cli.max_decompressed_bytes);
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),

@@ -64,7 +64,6 @@ pub fn each_isolated_streaming<I: Sync, T: Send>(
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel();
     let workers = jobs.max(1).min(items.len().max(1));
-    super::malloc_arenas::for_workers(workers);
     crate::import::pipeline::set_several_loads(workers > 1);
     std::thread::scope(|s| {
         for _ in 0..workers {

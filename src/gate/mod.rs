@@ -9,7 +9,6 @@ pub mod compare;
 pub mod inputs;
 pub mod isolate;
 pub mod macrobench_dir;
-pub mod malloc_arenas;
 pub mod measure;
 pub mod metrics;
 pub mod reproduce;
