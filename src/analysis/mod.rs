@@ -32,6 +32,7 @@ pub mod thread_state;
 pub mod time_range;
 pub mod trust;
 pub mod units;
+pub mod work_list;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -284,25 +285,31 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     let cause_ctx = causes::context::Ctx::new(&idx, &states)
         .with_prebuilt(ahead.lookups)
         .with_cuj_frames(cuj_frames);
-    let mut processes = Vec::new();
-    let mut all_periods = Vec::new();
-    for upid in wanted {
-        let mut frames = by_process.remove(&upid).unwrap_or_default();
-        let mut member = membership.remove(&upid).unwrap_or_default();
+    // Processes are independent of one another: two threads take the next in turn (the
+    // largest first), and the reports keep the order of `wanted`.
+    let work: Vec<_> = wanted
+        .into_iter()
+        .map(|upid| {
+            let frames = by_process.remove(&upid).unwrap_or_default();
+            let member = membership.remove(&upid).unwrap_or_default();
+            (upid, frames, member)
+        })
+        .collect();
+    let one_process = |(upid, mut frames, mut member): (Upid, Vec<Frame>, _)| {
         if let Some(g) = &opts.layer {
             interactions::summary::retain_aligned(&mut frames, &mut member, |f, _| {
                 f.layer.as_deref().is_some_and(|l| glob::glob(g, l))
             });
         }
         if frames.is_empty() {
-            continue;
+            return None;
         }
         let p = &store.processes[upid as usize];
         let (name, name_source) =
             inventory::display_name(&idx, upid, &inventory::layer_names(&frames));
         let argv0 = store.opt_str(p.cmdline).and_then(|c| c.split(' ').next());
         if !matches_process(opts, p.pid, &[name.as_deref(), argv0]) {
-            continue;
+            return None;
         }
         let v = process_verdicts::judge(
             &process_verdicts::Inputs {
@@ -316,7 +323,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             },
             &frames,
         );
-        all_periods.extend(v.timing.iter().map(|t| t.period_ns));
+        let periods: Vec<i64> = v.timing.iter().map(|t| t.period_ns).collect();
         let (budget_ns, budget_source) = median_budget(&v.timing);
         let mut layers = Vec::new();
         let mut groups: BTreeMap<Option<String>, Vec<usize>> = BTreeMap::new();
@@ -401,7 +408,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             },
             &facts,
         ));
-        processes.push(ProcessReport {
+        let process = ProcessReport {
             upid,
             pid: p.pid,
             name: name.clone(),
@@ -428,7 +435,17 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             interactions,
             all_frames,
             notes,
-        });
+        };
+        Some((process, periods))
+    };
+    let mut processes = Vec::new();
+    let mut all_periods = Vec::new();
+    for (report, periods) in work_list::map_in_order(work, 2, one_process)
+        .into_iter()
+        .flatten()
+    {
+        processes.push(report);
+        all_periods.extend(periods);
     }
     let interaction_labels: Vec<String> = if opts.interactions.sections.is_empty() {
         Vec::new()

@@ -336,34 +336,15 @@ const CHAINS_FOR_TWO_THREADS: usize = 8;
 /// enough of them, two threads take the next frame in turn (chains vary a lot in cost, so
 /// fixed halves would leave one thread idle).
 pub fn chains_of(ctx: &Ctx<'_>, frames: &[Frame], janky: &[bool], whole: &[bool]) -> Chains {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let wanted: Vec<usize> = (0..frames.len()).filter(|&i| janky[i]).collect();
-    let next = AtomicUsize::new(0);
-    type Built = (usize, Option<ChainTotals>, Option<CauseChain>);
-    let build = || -> Vec<Built> {
-        let mut built = Vec::new();
-        while let Some(&i) = wanted.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let a = attributed(ctx, &frames[i]);
-            let totals = a.as_ref().map(Attributed::totals);
-            let chain = a
-                .filter(|_| whole[i])
-                .map(|a| a.into_chain(ctx, &frames[i]));
-            built.push((i, totals, chain));
-        }
-        built
-    };
-    let built = if wanted.len() >= CHAINS_FOR_TWO_THREADS {
-        std::thread::scope(|s| {
-            let other = std::thread::Builder::new().spawn_scoped(s, build);
-            let mut built = build();
-            if let Ok(h) = other {
-                built.extend(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            }
-            built
-        })
-    } else {
-        build()
-    };
+    let built = super::work_list::map_in_order(wanted, CHAINS_FOR_TWO_THREADS, |i| {
+        let a = attributed(ctx, &frames[i]);
+        let totals = a.as_ref().map(Attributed::totals);
+        let chain = a
+            .filter(|_| whole[i])
+            .map(|a| a.into_chain(ctx, &frames[i]));
+        (i, totals, chain)
+    });
     let mut out = Chains {
         totals: vec![None; frames.len()],
         whole: (0..frames.len()).map(|_| None).collect(),
