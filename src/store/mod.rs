@@ -363,8 +363,8 @@ impl Store {
         for r in &self.slices {
             see(r.ts, r.ts.saturating_add(r.dur.max(0)));
         }
-        for r in self.thread_states.iter() {
-            see(r.ts, r.ts.saturating_add(r.dur.max(0)));
+        for (ts, dur) in self.thread_states.times() {
+            see(ts, ts.saturating_add(dur.max(0)));
         }
         match (lo, hi) {
             (i64::MAX, _) => (0, 0),

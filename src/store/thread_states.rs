@@ -264,6 +264,15 @@ impl ThreadStates {
         self.ts_of(i, &self.rows[i])
     }
 
+    /// Every row's (ts, dur), without unpacking the rest of the row (the trace bounds walk
+    /// every row).
+    pub fn times(&self) -> impl ExactSizeIterator<Item = (i64, i64)> + '_ {
+        self.rows
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (self.ts_of(i, p), self.dur_of(i, p)))
+    }
+
     pub fn utid(&self, i: usize) -> Utid {
         self.utid_of(i, &self.rows[i])
     }
@@ -431,6 +440,11 @@ mod tests {
         for (i, g) in given.iter().enumerate() {
             assert_eq!((t.ts(i), t.utid(i), t.state(i)), (g.ts, g.utid, g.state));
         }
+        let times: Vec<(i64, i64)> = t.times().collect();
+        assert_eq!(
+            times,
+            given.iter().map(|g| (g.ts, g.dur)).collect::<Vec<_>>()
+        );
         // A rewritten duration drops its overflow entry.
         assert!(t.set_dur(3, 12));
         assert_eq!(t.row(3).dur, 12);

@@ -290,6 +290,8 @@ pub enum SortingMode {
     FullSort,
 }
 
+const NO_QUEUE: u32 = u32::MAX;
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum StreamKey {
     Ftrace(u32),
@@ -300,7 +302,9 @@ enum StreamKey {
 pub struct Sorter {
     pub arena: BlobArena,
     queues: Vec<AnyQueue>,
-    stream_index: rustc_hash::FxHashMap<StreamKey, usize>,
+    /// Each CPU's queue index per [`StreamKey`] kind (ftrace, switch, waking), `NO_QUEUE`
+    /// until its first event: looked up for every ftrace event, so a vector, not a map.
+    stream_index: Vec<[u32; 3]>,
     next_alloc: u32,
     mode: SortingMode,
     extraction_limit: u32,
@@ -365,8 +369,16 @@ impl Sorter {
     }
 
     fn stream(&mut self, key: StreamKey) -> usize {
-        if let Some(&i) = self.stream_index.get(&key) {
-            return i;
+        let (cpu, kind) = match key {
+            StreamKey::Ftrace(c) => (c, 0),
+            StreamKey::Switch(c) => (c, 1),
+            StreamKey::Waking(c) => (c, 2),
+        };
+        let cpu = cpu as usize;
+        if let Some(&i) = self.stream_index.get(cpu).map(|k| &k[kind]) {
+            if i != NO_QUEUE {
+                return i as usize;
+            }
         }
         let q = match key {
             StreamKey::Ftrace(c) => AnyQueue::Ftrace(c, Queue::new()),
@@ -374,7 +386,10 @@ impl Sorter {
             StreamKey::Waking(c) => AnyQueue::Waking(c, Queue::new()),
         };
         self.queues.push(q);
-        self.stream_index.insert(key, self.queues.len() - 1);
+        if self.stream_index.len() <= cpu {
+            self.stream_index.resize(cpu + 1, [NO_QUEUE; 3]);
+        }
+        self.stream_index[cpu][kind] = (self.queues.len() - 1) as u32;
         self.queues.len() - 1
     }
 
