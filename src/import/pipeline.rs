@@ -7,20 +7,19 @@
 //!
 //! Two kinds of call need an answer. Names the tokenizer puts inside events get its own
 //! ids, translated by the importers (`Ctx::tokenizer_names`); interned-data intervals are
-//! numbered on this side too. Only a TrackEvent-family packet needs the importers' state
-//! (descriptor tracks, sequence state): for it the loading thread waits until every batch
-//! sent has been applied, then calls the importers itself. Android traces have a few such
-//! runs of packets per second of trace.
+//! numbered on this side too. TrackEvent-family packets are tokenized on this side as well
+//! (`track_event::Tokenizer`, which keeps the sequence state and counter scales it reads),
+//! so the loading thread never waits for the importers to catch up.
 //!
 //! Small traces (and several traces loaded at once) apply each batch on the loading thread
 //! as it fills: the same code, without the second thread.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
-use std::sync::Mutex;
 
 use super::ftrace::atrace::{read_print, Record};
 use super::ftrace::Envelope;
+use super::track_event;
 use super::Importer;
 use crate::protos;
 use crate::store::strings::{StrId, StringPool};
@@ -234,19 +233,18 @@ impl Batch {
 /// Where full batches go.
 enum Target<'a> {
     Here(&'a mut Importer),
-    Thread(Channel<'a>),
+    Thread(Channel),
 }
 
-struct Channel<'a> {
+struct Channel {
     to_importers: Option<SyncSender<Batch>>,
     /// Applied batches come back empty, for reuse.
     applied: Receiver<Batch>,
-    importer: &'a Mutex<Importer>,
     in_flight: usize,
     spare: Vec<Batch>,
 }
 
-impl Channel<'_> {
+impl Channel {
     /// Waits until every batch sent has been applied.
     fn catch_up(&mut self) {
         while self.in_flight > 0 {
@@ -268,6 +266,7 @@ pub struct Forwarder<'a> {
     /// The tokenizer's names, by its own ids (see [`TokenizerHost::name`]).
     names: StringPool,
     intervals: u32,
+    track_events: track_event::Tokenizer,
 }
 
 impl<'a> Forwarder<'a> {
@@ -278,6 +277,7 @@ impl<'a> Forwarder<'a> {
             target,
             names: StringPool::default(),
             intervals: 0,
+            track_events: Default::default(),
         }
     }
 
@@ -319,24 +319,6 @@ impl<'a> Forwarder<'a> {
         }
     }
 
-    /// Runs `f` on the importers once every earlier call has been applied. On two threads
-    /// the importers' thread is let finish what it was sent; the calls since are applied
-    /// here, which spares a round trip for each packet of a run that all need `f`.
-    fn with_importer<R>(&mut self, f: impl FnOnce(&mut Importer) -> R) -> R {
-        match &mut self.target {
-            Target::Here(imp) => {
-                self.batch.apply(imp);
-                f(imp)
-            }
-            Target::Thread(ch) => {
-                ch.catch_up();
-                let mut imp = ch.importer.lock().unwrap_or_else(|e| e.into_inner());
-                self.batch.apply(&mut imp);
-                f(&mut imp)
-            }
-        }
-    }
-
     fn call(&mut self, f: impl FnOnce(&mut Importer) + Send + 'static) {
         self.push(Cmd::Call(Box::new(f)));
     }
@@ -368,26 +350,24 @@ pub fn run<R>(
             (imp, r)
         }
         Threads::Two => {
-            let importer = Mutex::new(imp);
             let (to_importers, batches) = mpsc::sync_channel::<Batch>(CHANNEL_BATCHES);
             let (give_back, applied) = mpsc::channel::<Batch>();
-            let r = std::thread::scope(|s| {
-                let importer = &importer;
-                s.spawn(move || apply_all(importer, batches, give_back));
+            std::thread::scope(|s| {
+                let importers = s.spawn(move || apply_all(imp, batches, give_back));
                 let ch = Channel {
                     to_importers: Some(to_importers),
                     applied,
-                    importer,
                     in_flight: 0,
                     spare: Vec::new(),
                 };
                 let mut fwd = Forwarder::new(Target::Thread(ch), size);
                 let r = load(&mut fwd);
                 fwd.finish();
-                r
-            });
-            let imp = importer.into_inner().unwrap_or_else(|e| e.into_inner());
-            (imp, r)
+                let imp = importers
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (imp, r)
+            })
         }
     }
 }
@@ -401,14 +381,16 @@ fn read_atrace(event: &[u8]) -> Option<(u32, Record<'_>)> {
     Some((pid?, read_print(data)?))
 }
 
-/// The importers' thread: applies batches as they come and gives them back.
-fn apply_all(importer: &Mutex<Importer>, batches: Receiver<Batch>, give_back: Sender<Batch>) {
+/// The importers' thread: applies batches as they come and gives them back; returns the
+/// importers once the loading thread stops sending.
+fn apply_all(mut imp: Importer, batches: Receiver<Batch>, give_back: Sender<Batch>) -> Importer {
     for mut batch in batches {
-        batch.apply(&mut importer.lock().unwrap_or_else(|e| e.into_inner()));
+        batch.apply(&mut imp);
         if give_back.send(batch).is_err() {
             break;
         }
     }
+    imp
 }
 
 impl EventSink for Forwarder<'_> {
@@ -514,10 +496,18 @@ impl TokenizerHost for Forwarder<'_> {
         clocks: &mut ClockTracker,
         sorter: &mut Sorter,
     ) -> bool {
-        self.with_importer(|imp| {
+        // The tokenizer calls back into this host for its stats and descriptors.
+        let mut track_events = std::mem::take(&mut self.track_events);
+        let consumed = track_events.packet(self, p, clocks, sorter);
+        self.track_events = track_events;
+        consumed
+    }
+    fn on_track_descriptor(&mut self, ts: i64, data: &[u8]) {
+        let data = data.to_vec();
+        self.call(move |imp| {
             imp.track_event
-                .tokenize(&mut imp.ctx.store, p, clocks, sorter)
-        })
+                .reserve_described(&mut imp.ctx.store, ts, &data)
+        });
     }
     fn on_first_packet_on_sequence(&mut self, seq_id: u32) {
         self.call(move |imp| imp.track_event.on_first_packet_on_sequence(seq_id));

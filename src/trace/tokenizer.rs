@@ -78,8 +78,7 @@ pub struct SequencePacket<'a> {
 
 /// What the tokenizer needs from the importers' side. Nothing here hands out the store:
 /// every call either returns nothing or a value the tokenizer's side can work out alone,
-/// so the importers may run behind it on another thread (`import::pipeline`). The one
-/// exception, [`TokenizerHost::tokenize_track_packet`], waits for them to catch up.
+/// so the importers may run behind it on another thread (`import::pipeline`).
 pub trait TokenizerHost: EventSink {
     fn stat(&mut self, name: &'static str, severity: Severity, what: &'static str) {
         self.stat_add(name, -1, severity, what, 1);
@@ -108,8 +107,9 @@ pub trait TokenizerHost: EventSink {
     fn on_system_info(&mut self, info: &protos::SystemInfo);
     /// The rail descriptors of a PowerRails packet, in file order (before any sample).
     fn on_power_rail_descriptors(&mut self, _power_rails: &[u8]) {}
-    /// Tokenizes a TrackEvent-family packet. Returns true when it was consumed; otherwise
-    /// the packet is queued whole for the parse stage.
+    /// Tokenizes a TrackEvent-family packet (on this side: `import::track_event::Tokenizer`).
+    /// Returns true when it was consumed; otherwise the packet is queued whole for the
+    /// parse stage.
     fn tokenize_track_packet(
         &mut self,
         p: &SequencePacket<'_>,
@@ -117,6 +117,8 @@ pub trait TokenizerHost: EventSink {
         sorter: &mut Sorter,
     ) -> bool;
     fn on_first_packet_on_sequence(&mut self, seq_id: u32);
+    /// A TrackDescriptor's bytes, in file order, for the importers to reserve its track.
+    fn on_track_descriptor(&mut self, ts: i64, data: &[u8]);
     /// Packets read whole while tokenizing, as trace_processor does (no timestamp needed):
     /// the trace config, the service's and the kernel's stats, the GPU description.
     fn on_trace_config(&mut self, _config: &[u8]) {}

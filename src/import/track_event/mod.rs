@@ -18,24 +18,22 @@ mod payload;
 #[cfg(test)]
 mod tests;
 mod tokenizer;
+pub use tokenizer::Tokenizer;
 mod tracks;
 
 use rustc_hash::FxHashMap;
 
 use super::Ctx;
 use crate::store::strings::StrId;
-use crate::store::{Store, Upid};
-use crate::trace::clock::ClockTracker;
+use crate::store::{Severity, Store, Upid};
 use crate::trace::fields as f;
 use crate::trace::interned::InternedData;
-use crate::trace::sort::{Sorter, TrackEventMeta};
-use crate::trace::tokenizer::SequencePacket;
+use crate::trace::sort::TrackEventMeta;
 
 #[derive(Default)]
 pub struct TrackEventImporter {
     /// Interned data of every sequence (written while tokenizing, read while parsing).
     pub interned: InternedData,
-    tokenizer: tokenizer::Tokenizer,
     tracks: tracks::DescriptorTracks,
     flows: flows::FlowTracker,
     /// Name of the first event of each legacy async id: (upid or u32::MAX, id) -> name.
@@ -57,16 +55,13 @@ fn intern_nonempty(store: &mut Store, raw: &[u8]) -> Option<StrId> {
 }
 
 impl TrackEventImporter {
-    /// File-order tokenization of a TrackEvent-family packet; true when consumed.
-    pub fn tokenize(
-        &mut self,
-        store: &mut Store,
-        p: &SequencePacket<'_>,
-        clocks: &mut ClockTracker,
-        sorter: &mut Sorter,
-    ) -> bool {
-        self.tokenizer
-            .packet(store, &mut self.tracks, p, clocks, sorter)
+    /// A TrackDescriptor, in file order (the loading thread's [`Tokenizer`] passes it on):
+    /// reserves its track, or counts why it was dropped.
+    pub fn reserve_described(&mut self, store: &mut Store, ts: i64, data: &[u8]) {
+        match tokenizer::describe(ts, data, &mut |s| store.intern(s)) {
+            Ok(d) => self.tracks.reserve(store, d.uuid, d.reservation),
+            Err((name, what)) => store.stat(name, Severity::Error, what),
+        }
     }
 
     pub fn on_first_packet_on_sequence(&mut self, seq: u32) {

@@ -2,6 +2,11 @@
 //! TrackDescriptors reserve their tracks, ThreadDescriptors set the sequence's thread and
 //! reference timestamps, and each TrackEvent gets its absolute timestamp, thread time and
 //! counter values from its sequence's state before it is queued for sorting.
+//!
+//! It runs on the loading thread with none of the importers' state, so the importers may
+//! run behind it on another thread (`import::pipeline`). What it reads of the descriptor
+//! tracks, counters' scales, it keeps itself; what it writes (reservations, stats) reaches
+//! the importers through [`TokenizerHost`] in file order.
 
 use rustc_hash::FxHashMap;
 
@@ -10,11 +15,12 @@ use super::decode::{
     TrackEventDefaults,
 };
 use super::payload::{self, Header};
-use super::tracks::{ChildOrdering, CounterDetails, DescriptorTracks, Merge, Reservation};
-use crate::store::{Severity, Store};
+use super::tracks::{self, ChildOrdering, CounterDetails, Merge, Reservation};
+use crate::store::strings::StrId;
+use crate::store::Severity;
 use crate::trace::clock::{ClockKey, ClockTracker, MONOTONIC};
 use crate::trace::sort::{Sorter, TrackEventMeta};
-use crate::trace::tokenizer::SequencePacket;
+use crate::trace::tokenizer::{SequencePacket, TokenizerHost};
 
 /// trace_processor keeps at most this many extra counter values per event.
 const MAX_EXTRA_COUNTERS: usize = 8;
@@ -55,33 +61,49 @@ impl SequenceState {
     }
 }
 
+/// How a counter track scales its values: (unit multiplier, incremental).
+type CounterScale = (i64, bool);
+
 #[derive(Default)]
 pub struct Tokenizer {
     sequences: FxHashMap<u32, SequenceState>,
+    /// Every reserved track uuid, with its counter scale when it is a counter track: the
+    /// part of the importers' reservations that counter events read here.
+    reserved: FxHashMap<u64, Option<CounterScale>>,
     /// Reused buffer for the sorter payload (event bytes + extra counter values).
     payload: Vec<u8>,
 }
 
-fn drop_stat(store: &mut Store, name: &'static str, what: &'static str) {
-    store.stat(name, Severity::Error, what);
+fn drop_stat(host: &mut dyn TokenizerHost, name: &'static str, what: &'static str) {
+    host.stat(name, Severity::Error, what);
+}
+
+/// Why a TrackDescriptor was dropped: its stat's name and description.
+pub type Dropped = (&'static str, &'static str);
+
+/// What a TrackDescriptor declares: the reservation of its track and, for a thread's track,
+/// the thread (and whether its tid is made synthetic).
+pub struct Described<'a> {
+    pub uuid: u64,
+    pub reservation: Reservation,
+    thread: Option<(ThreadDescriptor<'a>, bool)>,
 }
 
 impl Tokenizer {
     /// Returns true when the packet was consumed, false when it must also be parsed whole.
     pub fn packet(
         &mut self,
-        store: &mut Store,
-        tracks: &mut DescriptorTracks,
+        host: &mut dyn TokenizerHost,
         p: &SequencePacket<'_>,
         clocks: &mut ClockTracker,
         sorter: &mut Sorter,
     ) -> bool {
         use crate::trace::fields as f;
         match p.field {
-            f::TRACK_DESCRIPTOR => self.track_descriptor(store, tracks, p),
-            f::THREAD_DESCRIPTOR => self.thread_descriptor(store, p),
+            f::TRACK_DESCRIPTOR => self.track_descriptor(host, p),
+            f::THREAD_DESCRIPTOR => self.thread_descriptor(host, p),
             f::TRACK_EVENT => {
-                self.track_event(store, tracks, p, clocks, sorter);
+                self.track_event(host, p, clocks, sorter);
                 true
             }
             _ => false,
@@ -110,17 +132,17 @@ impl Tokenizer {
         s.set_reference(t);
     }
 
-    fn thread_descriptor(&mut self, store: &mut Store, p: &SequencePacket<'_>) -> bool {
+    fn thread_descriptor(&mut self, host: &mut dyn TokenizerHost, p: &SequencePacket<'_>) -> bool {
         if p.seq_id.is_none() {
             drop_stat(
-                store,
+                host,
                 "thread_descriptor_missing_sequence_id",
                 "A ThreadDescriptor packet without a sequence id was dropped.",
             );
             return true;
         }
         if !p.incremental_valid {
-            store.stat(
+            host.stat(
                 "thread_descriptor_skipped_incremental_state_invalid",
                 Severity::Info,
                 "A ThreadDescriptor on a sequence with invalid incremental state was skipped.",
@@ -132,115 +154,42 @@ impl Tokenizer {
         false
     }
 
-    fn track_descriptor(
-        &mut self,
-        store: &mut Store,
-        tracks: &mut DescriptorTracks,
-        p: &SequencePacket<'_>,
-    ) -> bool {
-        let d = TrackDescriptor::decode(p.data);
-        let Some(uuid) = d.uuid else {
-            drop_stat(
-                store,
-                "track_descriptor_missing_uuid",
-                "A TrackDescriptor without a uuid was dropped.",
-            );
+    /// The importers reserve the track (or count the drop) when they reach the descriptor;
+    /// here it sets the sequence's thread and notes the track's counter scale.
+    fn track_descriptor(&mut self, host: &mut dyn TokenizerHost, p: &SequencePacket<'_>) -> bool {
+        // Names are the importers' to intern: a placeholder stands in for them here.
+        let described = describe(p.ts, p.data, &mut |_| StrId::from_index(0));
+        host.on_track_descriptor(p.ts, p.data);
+        let Ok(d) = described else {
             return true;
         };
-        let mut r = Reservation {
-            parent_uuid: d.parent_uuid.unwrap_or(0),
-            min_ts: p.ts,
-            ..Default::default()
-        };
-        if let Some(o) = d.child_ordering {
-            r.ordering = match o {
-                0 => ChildOrdering::Unknown,
-                1 => ChildOrdering::Lexicographic,
-                2 => ChildOrdering::Chronological,
-                3 => ChildOrdering::Explicit,
-                _ => {
-                    drop_stat(
-                        store,
-                        "track_descriptor_invalid_child_ordering",
-                        "A TrackDescriptor with an unknown child ordering was dropped.",
-                    );
-                    return true;
-                }
-            };
+        let r = &d.reservation;
+        if tracks::accepts(d.uuid, r) {
+            let scale = r
+                .counter
+                .as_ref()
+                .filter(|_| r.is_counter)
+                .map(|c| (c.unit_multiplier, c.is_incremental));
+            self.reserved.entry(d.uuid).or_insert(scale);
         }
-        r.sibling_order_rank = d.sibling_order_rank;
-        match d.sibling_merge_behavior {
-            Some(2) => r.merge = Merge::None,
-            Some(3) => {
-                r.merge = Merge::ByKey;
-                if let Some(k) = d.sibling_merge_key {
-                    r.merge_key = Some(store.intern(&String::from_utf8_lossy(k)));
-                } else if let Some(k) = d.sibling_merge_key_int {
-                    r.merge_key = Some(store.intern(&format!("sibling_merge_key_int:{k}")));
-                }
-            }
-            _ => {}
-        }
-        r.name = d.any_name().map(|n| super::intern_str(store, n));
-        r.description = d.description.map(|n| super::intern_str(store, n));
-
-        if let Some(thread) = d.thread {
-            let t = ThreadDescriptor::decode(thread);
-            let (Some(pid), Some(tid)) = (t.pid, t.tid) else {
-                drop_stat(
-                    store,
-                    "track_descriptor_thread_missing_pid_tid",
-                    "A TrackDescriptor's thread had no pid or tid; the descriptor was dropped.",
-                );
-                return true;
-            };
-            r.pid = Some(pid as i64);
-            r.tid = Some(tid);
-            r.use_separate_track = d.disallow_merging_with_system_tracks;
-            r.use_synthetic_tid = d
-                .chrome_thread
-                .is_some_and(|c| decode::chrome_thread_type(c).1);
-            let synthetic = r.use_synthetic_tid;
-            tracks.reserve(store, uuid, r);
+        if let Some((t, synthetic)) = &d.thread {
             if p.incremental_valid {
-                self.set_thread(p, &t, synthetic);
+                self.set_thread(p, t, *synthetic);
             }
-            return false;
         }
-        if let Some(process) = d.process {
-            let Some(pid) = decode::ProcessDescriptor::decode(process).pid else {
-                drop_stat(
-                    store,
-                    "track_descriptor_process_missing_pid",
-                    "A TrackDescriptor's process had no pid; the descriptor was dropped.",
-                );
-                return true;
-            };
-            r.pid = Some(pid as i64);
-            tracks.reserve(store, uuid, r);
-            return false;
-        }
-        if let Some(counter) = d.counter {
-            counter_reservation(store, &mut r, &CounterDescriptor::decode(counter));
-            tracks.reserve(store, uuid, r);
-            return false;
-        }
-        r.is_state = d.has_state;
-        tracks.reserve(store, uuid, r);
         false
     }
 
     fn track_event(
         &mut self,
-        store: &mut Store,
-        tracks: &DescriptorTracks,
+        host: &mut dyn TokenizerHost,
         p: &SequencePacket<'_>,
         clocks: &mut ClockTracker,
         sorter: &mut Sorter,
     ) {
         let Some(seq_id) = p.seq_id else {
             drop_stat(
-                store,
+                host,
                 "track_event_missing_sequence_id",
                 "A TrackEvent without a sequence id was dropped.",
             );
@@ -259,7 +208,7 @@ impl Tokenizer {
         // Timestamps relative to the ThreadDescriptor are in the MONOTONIC domain.
         let (mut ts, legacy_clock) = if let Some(d) = e.timestamp_delta_us {
             if !state.timestamps_valid {
-                store.stat(
+                host.stat(
                     "track_event_skipped_timestamp_delta_without_valid_state",
                     Severity::Info,
                     "A TrackEvent with a delta timestamp but no ThreadDescriptor since the last data loss was skipped.",
@@ -274,7 +223,7 @@ impl Tokenizer {
             (p.ts, false)
         } else {
             drop_stat(
-                store,
+                host,
                 "track_event_missing_timestamp",
                 "A TrackEvent without a timestamp was dropped.",
             );
@@ -282,7 +231,7 @@ impl Tokenizer {
         };
         if ts < 0 {
             drop_stat(
-                store,
+                host,
                 "track_event_invalid_timestamp",
                 "A TrackEvent with a negative timestamp was dropped.",
             );
@@ -301,7 +250,7 @@ impl Tokenizer {
         };
         if let Some(d) = e.thread_time_delta_us {
             if !state.timestamps_valid {
-                store.stat(
+                host.stat(
                     "track_event_skipped_thread_time_delta_without_valid_state",
                     Severity::Info,
                     "A TrackEvent with a thread-time delta but no ThreadDescriptor since the last data loss was skipped.",
@@ -315,7 +264,7 @@ impl Tokenizer {
         }
         if let Some(d) = e.thread_instruction_count_delta {
             if !state.timestamps_valid {
-                store.stat(
+                host.stat(
                     "track_event_skipped_thread_instruction_delta_without_valid_state",
                     Severity::Info,
                     "A TrackEvent with an instruction-count delta but no ThreadDescriptor since the last data loss was skipped.",
@@ -331,7 +280,7 @@ impl Tokenizer {
         if e.ty() == te::TYPE_COUNTER {
             let Some(uuid) = e.track_uuid.or(meta.default_track_uuid) else {
                 drop_stat(
-                    store,
+                    host,
                     "track_event_counter_missing_track_uuid",
                     "A counter TrackEvent without a track was dropped.",
                 );
@@ -342,16 +291,16 @@ impl Tokenizer {
                 (None, Some(v)) => v,
                 (None, None) => {
                     drop_stat(
-                        store,
+                        host,
                         "track_event_counter_missing_value",
                         "A counter TrackEvent without a value was dropped.",
                     );
                     return;
                 }
             };
-            let Some(v) = absolute_counter_value(tracks, state, uuid, raw) else {
+            let Some(v) = absolute_counter_value(&self.reserved, state, uuid, raw) else {
                 drop_stat(
-                    store,
+                    host,
                     "track_event_counter_invalid_track_uuid",
                     "A counter TrackEvent on a track that is not a counter track was dropped.",
                 );
@@ -361,7 +310,7 @@ impl Tokenizer {
         }
         if e.ty() == te::TYPE_STATE && e.track_uuid.or(meta.default_track_uuid).is_none() {
             drop_stat(
-                store,
+                host,
                 "track_event_state_missing_track_uuid",
                 "A state TrackEvent without a track was dropped.",
             );
@@ -373,7 +322,7 @@ impl Tokenizer {
             == Some(b'P' as i32)
         {
             // V8 CPU profile samples embedded in legacy events are not imported.
-            store.stat(
+            host.stat(
                 "track_event_legacy_sample_not_imported",
                 Severity::Info,
                 "Legacy V8 CPU profile sample events are not imported by frameprobe.",
@@ -402,14 +351,13 @@ impl Tokenizer {
                 continue;
             }
             if let Err(stat) = self.extra_counters(
-                tracks,
                 seq_id,
                 p.interval,
                 (p.data, default_uuids),
                 (values_field, uuids_field, doubles),
                 &mut n,
             ) {
-                drop_stat(store, stat.0, stat.1);
+                drop_stat(host, stat.0, stat.1);
                 return;
             }
         }
@@ -424,7 +372,6 @@ impl Tokenizer {
     /// payload; the uuids come from the event or, failing that, from the sequence defaults.
     fn extra_counters(
         &mut self,
-        tracks: &DescriptorTracks,
         seq_id: u32,
         interval: u32,
         (event, defaults): (&[u8], &[u8]),
@@ -482,7 +429,7 @@ impl Tokenizer {
             } else {
                 raw as i64 as f64
             };
-            let Some(v) = absolute_counter_value(tracks, state, uuid, raw) else {
+            let Some(v) = absolute_counter_value(&self.reserved, state, uuid, raw) else {
                 return Err((
                     "track_event_extra_counter_invalid_track",
                     "A TrackEvent's extra counter named a track that is not a counter; it was dropped.",
@@ -495,24 +442,107 @@ impl Tokenizer {
     }
 }
 
+/// Reads a TrackDescriptor: the track it reserves, or why it is dropped. `intern` gives
+/// names their ids, in the order trace_processor's tokenizer interns them.
+pub fn describe<'a>(
+    ts: i64,
+    data: &'a [u8],
+    intern: &mut dyn FnMut(&str) -> StrId,
+) -> Result<Described<'a>, Dropped> {
+    let d = TrackDescriptor::decode(data);
+    let Some(uuid) = d.uuid else {
+        return Err(("track_descriptor_missing_uuid", "A TrackDescriptor without a uuid was dropped."));
+    };
+    let mut r = Reservation {
+        parent_uuid: d.parent_uuid.unwrap_or(0),
+        min_ts: ts,
+        ..Default::default()
+    };
+    if let Some(o) = d.child_ordering {
+        r.ordering = match o {
+            0 => ChildOrdering::Unknown,
+            1 => ChildOrdering::Lexicographic,
+            2 => ChildOrdering::Chronological,
+            3 => ChildOrdering::Explicit,
+            _ => {
+                return Err(("track_descriptor_invalid_child_ordering", "A TrackDescriptor with an unknown child ordering was dropped."));
+            }
+        };
+    }
+    r.sibling_order_rank = d.sibling_order_rank;
+    match d.sibling_merge_behavior {
+        Some(2) => r.merge = Merge::None,
+        Some(3) => {
+            r.merge = Merge::ByKey;
+            if let Some(k) = d.sibling_merge_key {
+                r.merge_key = Some(intern(&String::from_utf8_lossy(k)));
+            } else if let Some(k) = d.sibling_merge_key_int {
+                r.merge_key = Some(intern(&format!("sibling_merge_key_int:{k}")));
+            }
+        }
+        _ => {}
+    }
+    r.name = d.any_name().map(|n| intern(&String::from_utf8_lossy(n)));
+    r.description = d.description.map(|n| intern(&String::from_utf8_lossy(n)));
+
+    if let Some(thread) = d.thread {
+        let t = ThreadDescriptor::decode(thread);
+        let (Some(pid), Some(tid)) = (t.pid, t.tid) else {
+            return Err(("track_descriptor_thread_missing_pid_tid", "A TrackDescriptor's thread had no pid or tid; the descriptor was dropped."));
+        };
+        r.pid = Some(pid as i64);
+        r.tid = Some(tid);
+        r.use_separate_track = d.disallow_merging_with_system_tracks;
+        r.use_synthetic_tid = d
+            .chrome_thread
+            .is_some_and(|c| decode::chrome_thread_type(c).1);
+        let synthetic = r.use_synthetic_tid;
+        return Ok(Described {
+            uuid,
+            reservation: r,
+            thread: Some((t, synthetic)),
+        });
+    }
+    if let Some(process) = d.process {
+        let Some(pid) = decode::ProcessDescriptor::decode(process).pid else {
+            return Err(("track_descriptor_process_missing_pid", "A TrackDescriptor's process had no pid; the descriptor was dropped."));
+        };
+        r.pid = Some(pid as i64);
+        return Ok(Described::track(uuid, r));
+    }
+    if let Some(counter) = d.counter {
+        counter_reservation(intern, &mut r, &CounterDescriptor::decode(counter));
+        return Ok(Described::track(uuid, r));
+    }
+    r.is_state = d.has_state;
+    Ok(Described::track(uuid, r))
+}
+
+impl Described<'_> {
+    fn track(uuid: u64, reservation: Reservation) -> Self {
+    Described {
+        uuid,
+        reservation,
+        thread: None,
+    }
+    }
+}
+
+
 /// A counter value in the track's unit, accumulated for incremental counters. None when the
 /// uuid is not a counter descriptor.
 fn absolute_counter_value(
-    tracks: &DescriptorTracks,
+    reserved: &FxHashMap<u64, Option<CounterScale>>,
     state: &mut SequenceState,
     uuid: u64,
     value: f64,
 ) -> Option<f64> {
-    let r = tracks.reservation(uuid)?;
-    if !r.is_counter {
-        return None;
-    }
-    let c = r.counter.as_ref()?;
+    let (unit_multiplier, is_incremental) = (*reserved.get(&uuid)?)?;
     let mut v = value;
-    if c.unit_multiplier > 0 {
-        v *= c.unit_multiplier as f64;
+    if unit_multiplier > 0 {
+        v *= unit_multiplier as f64;
     }
-    if c.is_incremental {
+    if is_incremental {
         let total = state.counters.entry(uuid).or_insert(0.0);
         *total += v;
         v = *total;
@@ -521,7 +551,11 @@ fn absolute_counter_value(
 }
 
 /// Fills the counter part of a reservation from a CounterDescriptor.
-fn counter_reservation(store: &mut Store, r: &mut Reservation, c: &CounterDescriptor<'_>) {
+fn counter_reservation(
+    intern: &mut dyn FnMut(&str) -> StrId,
+    r: &mut Reservation,
+    c: &CounterDescriptor<'_>,
+) {
     let mut categories = String::new();
     decode::for_each_bytes(c.bytes, CounterDescriptor::CATEGORIES, |cat| {
         if !categories.is_empty() {
@@ -529,8 +563,8 @@ fn counter_reservation(store: &mut Store, r: &mut Reservation, c: &CounterDescri
         }
         categories.push_str(&String::from_utf8_lossy(cat));
     });
-    let thread_time = store.intern("thread_time");
-    let instructions = store.intern("thread_instruction_count");
+    let thread_time = intern("thread_time");
+    let instructions = intern("thread_instruction_count");
     if r.name.is_none() {
         r.name = match c.ty {
             CounterDescriptor::THREAD_TIME_NS => Some(thread_time),
@@ -539,27 +573,27 @@ fn counter_reservation(store: &mut Store, r: &mut Reservation, c: &CounterDescri
         };
     }
     let (unit, builtin_type) = match c.ty {
-        CounterDescriptor::THREAD_TIME_NS => (Some(store.intern("ns")), Some(thread_time)),
+        CounterDescriptor::THREAD_TIME_NS => (Some(intern("ns")), Some(thread_time)),
         CounterDescriptor::THREAD_INSTRUCTION_COUNT => {
-            (Some(store.intern("count")), Some(instructions))
+            (Some(intern("count")), Some(instructions))
         }
         _ => {
             let unit = match c.unit {
-                1 => Some(store.intern("ns")),
-                2 => Some(store.intern("count")),
-                3 => Some(store.intern("bytes")),
-                _ => c.unit_name.map(|u| super::intern_str(store, u)),
+                1 => Some(intern("ns")),
+                2 => Some(intern("count")),
+                3 => Some(intern("bytes")),
+                _ => c.unit_name.map(|u| intern(&String::from_utf8_lossy(u))),
             };
             (unit, None)
         }
     };
     r.is_counter = true;
     r.counter = Some(CounterDetails {
-        category: (!categories.is_empty()).then(|| store.intern(&categories)),
+        category: (!categories.is_empty()).then(|| intern(&categories)),
         unit_multiplier: c.unit_multiplier,
         is_incremental: c.is_incremental,
         unit,
         builtin_type,
-        y_axis_share_key: c.y_axis_share_key.map(|k| super::intern_str(store, k)),
+        y_axis_share_key: c.y_axis_share_key.map(|k| intern(&String::from_utf8_lossy(k))),
     });
 }

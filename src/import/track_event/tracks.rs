@@ -197,6 +197,11 @@ pub fn is_synthetic_tid(tid: i64) -> bool {
     tid as u64 & 0xffff_ffff_0000_0000 != 0
 }
 
+/// Whether a reservation can be taken at all: the default track has no parent.
+pub fn accepts(uuid: u64, r: &Reservation) -> bool {
+    !(uuid == DEFAULT_TRACK_UUID && r.parent_uuid != 0)
+}
+
 impl DescriptorTracks {
     pub fn on_first_packet_on_sequence(&mut self, seq: u32) {
         self.sequences_with_first_packet.insert(seq);
@@ -204,7 +209,7 @@ impl DescriptorTracks {
 
     /// Records what a TrackDescriptor declared (at tokenization, in file order).
     pub fn reserve(&mut self, store: &mut Store, uuid: u64, r: Reservation) {
-        if uuid == DEFAULT_TRACK_UUID && r.parent_uuid != 0 {
+        if !accepts(uuid, &r) {
             store.stat(
                 "track_descriptor_default_track_with_parent",
                 Severity::Error,
@@ -247,6 +252,7 @@ impl DescriptorTracks {
         old.min_ts = old.min_ts.min(r.min_ts);
     }
 
+    #[cfg(test)]
     pub fn reservation(&self, uuid: u64) -> Option<&Reservation> {
         self.states.get(&uuid).map(|s| &s.reservation)
     }
