@@ -14,7 +14,7 @@
 //! Small traces (and several traces loaded at once) apply each batch on the loading thread
 //! as it fills: the same code, without the second thread.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
 use super::ftrace::atrace::{read_print, Record};
@@ -54,9 +54,11 @@ impl Threads {
     }
 }
 
-/// Batches waiting for the importers' thread; with one on each side, at most six batches
-/// exist.
-const CHANNEL_BATCHES: usize = 4;
+/// Batches waiting for the importers' thread. The sorter hands on a window's events at once
+/// while the tokenizer between windows sends nothing: the queue must hold a window's
+/// batches, or the loading thread waits during the window and the importers after it (x60
+/// `query`: 0.82 s with 4, 0.76 s with 16; 32 and 64 gave no more).
+const CHANNEL_BATCHES: usize = 16;
 
 static SEVERAL_LOADS: AtomicBool = AtomicBool::new(false);
 
@@ -81,11 +83,12 @@ pub struct BatchSize {
 
 impl Default for BatchSize {
     fn default() -> Self {
-        // Under 1 MiB a batch with its side lists; fewer, larger batches would wake the
-        // other thread less often but hold more memory (docs/speed.md).
+        // Under 512 KiB a batch with its side lists, so that the queue's batches
+        // ([`CHANNEL_BATCHES`]) hold under 8 MiB at the load's peak; twice as large ones
+        // were no faster and raised the x60 `analyze` peak by up to 9 MiB (docs/speed.md).
         BatchSize {
-            cmds: 8192,
-            bytes: 256 << 10,
+            cmds: 4096,
+            bytes: 128 << 10,
         }
     }
 }
@@ -233,18 +236,22 @@ impl Batch {
 /// Where full batches go.
 enum Target<'a> {
     Here(&'a mut Importer),
-    Thread(Channel),
+    Thread(Channel<'a>),
 }
 
-struct Channel {
+struct Channel<'a> {
     to_importers: Option<SyncSender<Batch>>,
     /// Applied batches come back empty, for reuse.
     applied: Receiver<Batch>,
     in_flight: usize,
     spare: Vec<Batch>,
+    /// Batches sent, and batches the importers' thread has applied (it counts them as it
+    /// goes; `in_flight` learns of them only when their buffers are taken back).
+    sent: usize,
+    applied_count: &'a AtomicUsize,
 }
 
-impl Channel {
+impl Channel<'_> {
     /// Waits until every batch sent has been applied.
     fn catch_up(&mut self) {
         while self.in_flight > 0 {
@@ -267,6 +274,8 @@ pub struct Forwarder<'a> {
     names: StringPool,
     intervals: u32,
     track_events: track_event::Tokenizer,
+    /// Whether print events are read here ([`Cmd::AtraceBegin`]) or left to the importers.
+    read_prints: bool,
 }
 
 impl<'a> Forwarder<'a> {
@@ -278,6 +287,7 @@ impl<'a> Forwarder<'a> {
             names: StringPool::default(),
             intervals: 0,
             track_events: Default::default(),
+            read_prints: true,
         }
     }
 
@@ -311,10 +321,13 @@ impl<'a> Forwarder<'a> {
                 if let Some(tx) = &ch.to_importers {
                     if tx.send(full).is_ok() {
                         ch.in_flight += 1;
+                        ch.sent += 1;
                     } else {
                         ch.to_importers = None;
                     }
                 }
+                let waiting = ch.sent - ch.applied_count.load(Ordering::Acquire);
+                self.read_prints = importers_behind(waiting);
             }
         }
     }
@@ -352,13 +365,17 @@ pub fn run<R>(
         Threads::Two => {
             let (to_importers, batches) = mpsc::sync_channel::<Batch>(CHANNEL_BATCHES);
             let (give_back, applied) = mpsc::channel::<Batch>();
+            let applied_count = AtomicUsize::new(0);
             std::thread::scope(|s| {
-                let importers = s.spawn(move || apply_all(imp, batches, give_back));
+                let counter = &applied_count;
+                let importers = s.spawn(move || apply_all(imp, batches, give_back, counter));
                 let ch = Channel {
                     to_importers: Some(to_importers),
                     applied,
                     in_flight: 0,
                     spare: Vec::new(),
+                    sent: 0,
+                    applied_count: counter,
                 };
                 let mut fwd = Forwarder::new(Target::Thread(ch), size);
                 let r = load(&mut fwd);
@@ -381,11 +398,30 @@ fn read_atrace(event: &[u8]) -> Option<(u32, Record<'_>)> {
     Some((pid?, read_print(data)?))
 }
 
-/// The importers' thread: applies batches as they come and gives them back; returns the
-/// importers once the loading thread stops sending.
-fn apply_all(mut imp: Importer, batches: Receiver<Batch>, give_back: Sender<Batch>) -> Importer {
+/// Whether the loading thread should read print events itself, given how many batches it
+/// has sent that the importers have not applied yet. Reading prints is the largest piece of
+/// work either side can take from the other (docs/speed.md, "CPU, eighth round"): while the
+/// importers keep up, they read them; once a backlog builds, the loading thread does.
+fn importers_behind(waiting: usize) -> bool {
+    waiting > PRINTS_HERE_FROM_WAITING
+}
+
+/// Batches waiting beyond which the loading thread reads prints itself. A higher bound
+/// balances the threads better (x60 `query` 0.69 s at 12 against 0.76 s at 2) but leaves
+/// more raw events in flight (x60 `analyze` peak 197 MiB against 193 MiB, at the file's size).
+const PRINTS_HERE_FROM_WAITING: usize = 2;
+
+/// The importers' thread: applies batches as they come, counts them and gives them back;
+/// returns the importers once the loading thread stops sending.
+fn apply_all(
+    mut imp: Importer,
+    batches: Receiver<Batch>,
+    give_back: Sender<Batch>,
+    applied: &AtomicUsize,
+) -> Importer {
     for mut batch in batches {
         batch.apply(&mut imp);
+        applied.fetch_add(1, Ordering::Release);
         if give_back.send(batch).is_err() {
             break;
         }
@@ -395,7 +431,12 @@ fn apply_all(mut imp: Importer, batches: Receiver<Batch>, give_back: Sender<Batc
 
 impl EventSink for Forwarder<'_> {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
-        let cmd = match read_atrace(event) {
+        let read = if self.read_prints {
+            read_atrace(event)
+        } else {
+            None
+        };
+        let cmd = match read {
             Some((pid, Record::Begin { tgid, name })) => {
                 Cmd::AtraceBegin(ts, pid, tgid, self.batch.keep_str(name))
             }

@@ -451,7 +451,10 @@ pub fn describe<'a>(
 ) -> Result<Described<'a>, Dropped> {
     let d = TrackDescriptor::decode(data);
     let Some(uuid) = d.uuid else {
-        return Err(("track_descriptor_missing_uuid", "A TrackDescriptor without a uuid was dropped."));
+        return Err((
+            "track_descriptor_missing_uuid",
+            "A TrackDescriptor without a uuid was dropped.",
+        ));
     };
     let mut r = Reservation {
         parent_uuid: d.parent_uuid.unwrap_or(0),
@@ -465,7 +468,10 @@ pub fn describe<'a>(
             2 => ChildOrdering::Chronological,
             3 => ChildOrdering::Explicit,
             _ => {
-                return Err(("track_descriptor_invalid_child_ordering", "A TrackDescriptor with an unknown child ordering was dropped."));
+                return Err((
+                    "track_descriptor_invalid_child_ordering",
+                    "A TrackDescriptor with an unknown child ordering was dropped.",
+                ));
             }
         };
     }
@@ -488,7 +494,10 @@ pub fn describe<'a>(
     if let Some(thread) = d.thread {
         let t = ThreadDescriptor::decode(thread);
         let (Some(pid), Some(tid)) = (t.pid, t.tid) else {
-            return Err(("track_descriptor_thread_missing_pid_tid", "A TrackDescriptor's thread had no pid or tid; the descriptor was dropped."));
+            return Err((
+                "track_descriptor_thread_missing_pid_tid",
+                "A TrackDescriptor's thread had no pid or tid; the descriptor was dropped.",
+            ));
         };
         r.pid = Some(pid as i64);
         r.tid = Some(tid);
@@ -505,7 +514,10 @@ pub fn describe<'a>(
     }
     if let Some(process) = d.process {
         let Some(pid) = decode::ProcessDescriptor::decode(process).pid else {
-            return Err(("track_descriptor_process_missing_pid", "A TrackDescriptor's process had no pid; the descriptor was dropped."));
+            return Err((
+                "track_descriptor_process_missing_pid",
+                "A TrackDescriptor's process had no pid; the descriptor was dropped.",
+            ));
         };
         r.pid = Some(pid as i64);
         return Ok(Described::track(uuid, r));
@@ -520,14 +532,13 @@ pub fn describe<'a>(
 
 impl Described<'_> {
     fn track(uuid: u64, reservation: Reservation) -> Self {
-    Described {
-        uuid,
-        reservation,
-        thread: None,
-    }
+        Described {
+            uuid,
+            reservation,
+            thread: None,
+        }
     }
 }
-
 
 /// A counter value in the track's unit, accumulated for incremental counters. None when the
 /// uuid is not a counter descriptor.
@@ -574,9 +585,7 @@ fn counter_reservation(
     }
     let (unit, builtin_type) = match c.ty {
         CounterDescriptor::THREAD_TIME_NS => (Some(intern("ns")), Some(thread_time)),
-        CounterDescriptor::THREAD_INSTRUCTION_COUNT => {
-            (Some(intern("count")), Some(instructions))
-        }
+        CounterDescriptor::THREAD_INSTRUCTION_COUNT => (Some(intern("count")), Some(instructions)),
         _ => {
             let unit = match c.unit {
                 1 => Some(intern("ns")),
@@ -594,6 +603,8 @@ fn counter_reservation(
         is_incremental: c.is_incremental,
         unit,
         builtin_type,
-        y_axis_share_key: c.y_axis_share_key.map(|k| intern(&String::from_utf8_lossy(k))),
+        y_axis_share_key: c
+            .y_axis_share_key
+            .map(|k| intern(&String::from_utf8_lossy(k))),
     });
 }
