@@ -26,31 +26,60 @@ fn completed(name: &str) -> Option<(&str, &str)> {
     Some((n, tail.rsplit(':').next()?))
 }
 
+/// What a slice name says about launches.
+#[derive(Clone, Copy)]
+enum Marker<'a> {
+    None,
+    /// `launchingActivity#N`: the launch N.
+    Launch(&'a str),
+    /// `launchingActivity#N:completed…:PACKAGE`: (N, PACKAGE).
+    Completed(&'a str, &'a str),
+    /// `launching: PACKAGE` (before Android 13).
+    Launching(&'a str),
+}
+
+fn marker(name: &str) -> Marker<'_> {
+    if let Some(n) = launch_number(name) {
+        Marker::Launch(n)
+    } else if let Some((n, pkg)) = completed(name) {
+        Marker::Completed(n, pkg)
+    } else if let Some(pkg) = name.strip_prefix("launching: ") {
+        Marker::Launching(pkg)
+    } else {
+        Marker::None
+    }
+}
+
 /// (package, ts, end) of every launch in the trace.
 fn launches(store: &Store) -> Vec<(String, i64, i64)> {
-    let name = |s: &crate::store::SliceRow| store.opt_str(s.name).unwrap_or("");
+    // Each distinct name is read once (a trace has far fewer names than slices); the
+    // slices are then matched by name id.
+    let markers: Vec<Marker<'_>> = store.strings.iter().map(marker).collect();
+    let marker_of =
+        |s: &crate::store::SliceRow| s.name.map_or(Marker::None, |n| markers[n.index() as usize]);
     let packages: HashMap<&str, &str> = store
         .slices
         .iter()
-        .filter_map(|s| completed(name(s)))
+        .filter_map(|s| match marker_of(s) {
+            Marker::Completed(n, pkg) => Some((n, pkg)),
+            _ => None,
+        })
         .collect();
-    let mut out: Vec<(String, i64, i64)> = store
-        .slices
-        .iter()
-        .filter(|s| s.dur >= 0)
-        .filter_map(|s| {
-            let pkg = packages.get(launch_number(name(s))?)?;
-            Some((pkg.to_string(), s.ts, s.ts + s.dur))
+    let ended = || store.slices.iter().filter(|s| s.dur >= 0);
+    let mut out: Vec<(String, i64, i64)> = ended()
+        .filter_map(|s| match marker_of(s) {
+            Marker::Launch(n) => {
+                let pkg = packages.get(n)?;
+                Some((pkg.to_string(), s.ts, s.ts + s.dur))
+            }
+            _ => None,
         })
         .collect();
     if out.is_empty() {
-        out = store
-            .slices
-            .iter()
-            .filter(|s| s.dur >= 0)
-            .filter_map(|s| {
-                let pkg = name(s).strip_prefix("launching: ")?;
-                Some((pkg.to_string(), s.ts, s.ts + s.dur))
+        out = ended()
+            .filter_map(|s| match marker_of(s) {
+                Marker::Launching(pkg) => Some((pkg.to_string(), s.ts, s.ts + s.dur)),
+                _ => None,
             })
             .collect();
     }
