@@ -335,6 +335,50 @@ fn incremental_counter_values_accumulate_in_the_track_unit() {
     assert_eq!(s.stat_value("track_event_counter_invalid_track_uuid"), 1);
 }
 
+/// Counter events are scaled where they are tokenized, from what the descriptors reserved:
+/// the first descriptor of a uuid wins, and a descriptor the importers reject reserves
+/// nothing.
+#[test]
+fn counter_scales_follow_the_reservations_the_importers_keep() {
+    let counter =
+        |multiplier: i64, incremental: i64| Msg::new().int(4, multiplier).int(5, incremental);
+    let value = |ts: i64, uuid: i64, v: i64| {
+        packet(1, ts)
+            .int(FLAGS, NEEDS_STATE)
+            .msg(TRACK_EVENT, Msg::new().int(9, 4).int(11, uuid).int(30, v))
+    };
+    let s = load(&[
+        packet(1, 0).int(FLAGS, CLEARED).msg(
+            TRACK_DESCRIPTOR,
+            Msg::new().int(1, 20).str(2, "kb").msg(8, counter(1000, 0)),
+        ),
+        // Same uuid, another scale: a conflicting reservation, ignored.
+        packet(1, 1).msg(
+            TRACK_DESCRIPTOR,
+            Msg::new().int(1, 20).str(2, "kb").msg(8, counter(10, 1)),
+        ),
+        // The default track cannot have a parent: rejected, so uuid 0 is no counter.
+        packet(1, 2).msg(
+            TRACK_DESCRIPTOR,
+            Msg::new().int(1, 0).int(5, 20).msg(8, counter(1, 0)),
+        ),
+        // No uuid: dropped.
+        packet(1, 3).msg(TRACK_DESCRIPTOR, Msg::new().str(2, "lost")),
+        value(10, 20, 2),
+        value(20, 20, 3),
+        value(30, 0, 7),
+    ]);
+    let values: Vec<_> = s.counters.iter().map(|c| (c.ts, c.value)).collect();
+    assert_eq!(values, [(10, 2000.0), (20, 3000.0)]);
+    assert_eq!(s.stat_value("track_descriptor_conflicting_reservation"), 1);
+    assert_eq!(
+        s.stat_value("track_descriptor_default_track_with_parent"),
+        1
+    );
+    assert_eq!(s.stat_value("track_descriptor_missing_uuid"), 1);
+    assert_eq!(s.stat_value("track_event_counter_invalid_track_uuid"), 1);
+}
+
 #[test]
 fn legacy_events_without_a_track_use_the_sequence_thread() {
     let s = load(&[
