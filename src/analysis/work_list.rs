@@ -7,13 +7,25 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// `f` applied to every item, in item order. A second thread joins in from `two_from`
-/// items on (when the system gives one); with fewer, everything runs on this thread.
+/// items on (when the system gives one); with fewer, or while several traces are in flight
+/// (their workers already use every core), everything runs on this thread.
 pub fn map_in_order<T: Send, R: Send>(
     items: Vec<T>,
     two_from: usize,
     f: impl Fn(T) -> R + Sync,
 ) -> Vec<R> {
-    if items.len() < two_from.max(2) {
+    let several = crate::import::pipeline::several_loads();
+    let two = second_thread(items.len(), two_from, several);
+    on_threads(items, two, f)
+}
+
+/// Whether `items` pieces of work are worth a second thread.
+fn second_thread(items: usize, two_from: usize, several_traces_in_flight: bool) -> bool {
+    items >= two_from.max(2) && !several_traces_in_flight
+}
+
+fn on_threads<T: Send, R: Send>(items: Vec<T>, two: bool, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    if !two {
         return items.into_iter().map(f).collect();
     }
     let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
@@ -54,7 +66,7 @@ mod tests {
         let threads = Mutex::new(HashSet::<ThreadId>::new());
         // Early items are slow: the other thread takes the later ones meanwhile.
         let items: Vec<u64> = (0..64).collect();
-        let out = map_in_order(items, 2, |i| {
+        let out = on_threads(items, true, |i| {
             threads.lock().unwrap().insert(std::thread::current().id());
             if i < 4 {
                 std::thread::sleep(std::time::Duration::from_millis(20));
@@ -63,6 +75,17 @@ mod tests {
         });
         assert_eq!(out, (0..64).map(|i| i * i).collect::<Vec<_>>());
         assert_eq!(threads.lock().unwrap().len(), 2, "both threads took items");
+    }
+
+    #[test]
+    fn a_second_thread_only_for_enough_work_and_one_trace_in_flight() {
+        assert!(second_thread(8, 8, false));
+        assert!(!second_thread(7, 8, false));
+        // Two items at least, whatever the threshold.
+        assert!(!second_thread(1, 0, false));
+        assert!(second_thread(2, 0, false));
+        // Several traces in flight: their workers have the cores.
+        assert!(!second_thread(64, 2, true));
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //!     frameprobe-bench --trace ../shared/traces/androidx_api35_startup_cold_classinit.perfetto-trace
 //!
 //! With `--fleet DIR` it measures the many-trace mode instead: `analyze DIR --format jsonl`
-//! at each `--fleet-jobs` value (median of `--runs`), traces/s, speed-up and peak RSS.
+//! at `--jobs 1` pinned to one CPU and at each `--fleet-jobs` value (median of `--runs`),
+//! traces/s, speed-up over one CPU and peak RSS.
 //!
 //!     scripts/fleet-dir.sh ../shared/traces /tmp/fleet 200 3
 //!     frameprobe-bench --fleet /tmp/fleet --fleet-jobs 1,2 --runs 5
@@ -52,7 +53,8 @@ struct Args {
     /// `scripts/fleet-dir.sh`); `--runs` gives the runs per --jobs value (median reported).
     #[arg(long, value_name = "DIR")]
     fleet: Option<PathBuf>,
-    /// With --fleet: the --jobs values to compare (the speed-up is over the first).
+    /// With --fleet: the --jobs values to compare (after `--jobs 1` pinned to one CPU, which
+    /// the speed-up is over).
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     fleet_jobs: Vec<usize>,
 }
