@@ -292,18 +292,19 @@ pub enum SortingMode {
 
 const NO_QUEUE: u32 = u32::MAX;
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum StreamKey {
-    Ftrace(u32),
-    Switch(u32),
-    Waking(u32),
+/// The per-CPU streams, numbered for `Sorter::stream_index`.
+#[derive(Clone, Copy)]
+enum CpuStream {
+    Ftrace = 0,
+    Switch = 1,
+    Waking = 2,
 }
 
 pub struct Sorter {
     pub arena: BlobArena,
     queues: Vec<AnyQueue>,
-    /// Each CPU's queue index per [`StreamKey`] kind (ftrace, switch, waking), `NO_QUEUE`
-    /// until its first event: looked up for every ftrace event, so a vector, not a map.
+    /// Each CPU's queue index per [`CpuStream`], `NO_QUEUE` until its first event: looked
+    /// up for every ftrace event, so a vector, not a map.
     stream_index: Vec<[u32; 3]>,
     next_alloc: u32,
     mode: SortingMode,
@@ -368,28 +369,22 @@ impl Sorter {
         Some(a)
     }
 
-    fn stream(&mut self, key: StreamKey) -> usize {
-        let (cpu, kind) = match key {
-            StreamKey::Ftrace(c) => (c, 0),
-            StreamKey::Switch(c) => (c, 1),
-            StreamKey::Waking(c) => (c, 2),
-        };
-        let cpu = cpu as usize;
-        if let Some(&i) = self.stream_index.get(cpu).map(|k| &k[kind]) {
+    fn stream(&mut self, cpu: u32, kind: CpuStream) -> usize {
+        let at = cpu as usize;
+        if let Some(&i) = self.stream_index.get(at).map(|k| &k[kind as usize]) {
             if i != NO_QUEUE {
                 return i as usize;
             }
         }
-        let q = match key {
-            StreamKey::Ftrace(c) => AnyQueue::Ftrace(c, Queue::new()),
-            StreamKey::Switch(c) => AnyQueue::Switch(c, Queue::new()),
-            StreamKey::Waking(c) => AnyQueue::Waking(c, Queue::new()),
-        };
-        self.queues.push(q);
-        if self.stream_index.len() <= cpu {
-            self.stream_index.resize(cpu + 1, [NO_QUEUE; 3]);
+        self.queues.push(match kind {
+            CpuStream::Ftrace => AnyQueue::Ftrace(cpu, Queue::new()),
+            CpuStream::Switch => AnyQueue::Switch(cpu, Queue::new()),
+            CpuStream::Waking => AnyQueue::Waking(cpu, Queue::new()),
+        });
+        if self.stream_index.len() <= at {
+            self.stream_index.resize(at + 1, [NO_QUEUE; 3]);
         }
-        self.stream_index[cpu][kind] = (self.queues.len() - 1) as u32;
+        self.stream_index[at][kind as usize] = (self.queues.len() - 1) as u32;
         self.queues.len() - 1
     }
 
@@ -421,7 +416,7 @@ impl Sorter {
     pub fn push_ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
         let Some(a) = self.alloc(ts) else { return };
         let blob = self.arena.push(event);
-        let i = self.stream(StreamKey::Ftrace(cpu));
+        let i = self.stream(cpu, CpuStream::Ftrace);
         if let AnyQueue::Ftrace(_, q) = &mut self.queues[i] {
             q.push(ts, a, blob);
         }
@@ -429,7 +424,7 @@ impl Sorter {
 
     pub fn push_switch(&mut self, ts: i64, cpu: u32, e: CompactSwitch) {
         let Some(a) = self.alloc(ts) else { return };
-        let i = self.stream(StreamKey::Switch(cpu));
+        let i = self.stream(cpu, CpuStream::Switch);
         if let AnyQueue::Switch(_, q) = &mut self.queues[i] {
             q.push(ts, a, e);
         }
@@ -437,7 +432,7 @@ impl Sorter {
 
     pub fn push_waking(&mut self, ts: i64, cpu: u32, e: CompactWaking) {
         let Some(a) = self.alloc(ts) else { return };
-        let i = self.stream(StreamKey::Waking(cpu));
+        let i = self.stream(cpu, CpuStream::Waking);
         if let AnyQueue::Waking(_, q) = &mut self.queues[i] {
             q.push(ts, a, e);
         }
