@@ -504,8 +504,14 @@ impl Sorter {
             .enumerate()
             .filter_map(|(i, q)| q.min_ts().map(|m| Reverse((m, i))))
             .collect();
-        while let Some(Reverse((_, min_idx))) = heads.pop() {
-            let bound = heads.peek().map_or(i64::MAX, |Reverse((m, _))| *m);
+        while let Some(&Reverse((_, min_idx))) = heads.peek() {
+            // The next queue's head: the smaller of the root's children.
+            let bound = heads.as_slice()[1..]
+                .iter()
+                .take(2)
+                .map(|Reverse((m, _))| *m)
+                .min()
+                .unwrap_or(i64::MAX);
             let mut d = Drain {
                 limit_all,
                 limit,
@@ -556,8 +562,13 @@ impl Sorter {
             if n == 0 {
                 break;
             }
-            if let Some(m) = self.queues[min_idx].min_ts() {
-                heads.push(Reverse((m, min_idx)));
+            // The drained queue's new head takes the root's place in one sift, or it leaves.
+            match (self.queues[min_idx].min_ts(), heads.peek_mut()) {
+                (Some(m), Some(mut top)) => *top = Reverse((m, min_idx)),
+                (None, Some(top)) => {
+                    std::collections::binary_heap::PeekMut::pop(top);
+                }
+                (_, None) => {}
             }
         }
     }
@@ -691,6 +702,110 @@ mod tests {
             got,
             ["10p:e", "10f0:b", "10f0:g", "10f1:d", "20p:c", "30f0:a"]
         );
+    }
+
+    /// trace_processor's rule stated plainly: take the queue with the smallest head (lower
+    /// index on ties), drain it while its events are at or before the smallest other head.
+    fn merged_by_the_rule(mut queues: Vec<Vec<(i64, String)>>) -> Vec<(i64, String)> {
+        for q in &mut queues {
+            q.sort_by_key(|e| e.0);
+            q.reverse();
+        }
+        let mut out = Vec::new();
+        loop {
+            let heads: Vec<(i64, usize)> = (0..queues.len())
+                .filter_map(|i| queues[i].last().map(|e| (e.0, i)))
+                .collect();
+            let Some(&(_, min)) = heads.iter().min() else {
+                return out;
+            };
+            let bound = heads
+                .iter()
+                .filter(|h| h.1 != min)
+                .map(|h| h.0)
+                .min()
+                .unwrap_or(i64::MAX);
+            while queues[min].last().is_some_and(|e| e.0 <= bound) {
+                out.extend(queues[min].pop());
+            }
+        }
+    }
+
+    /// Eleven streams (packets, track events, ftrace on three CPUs, compact switch and waking
+    /// on three) with few distinct timestamps, so heads tie and the next head can be any
+    /// stream: the merge hands events on exactly as the rule says.
+    #[test]
+    fn merge_of_many_streams_follows_the_rule() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..50 {
+            let mut s = Sorter::default();
+            // Queue order as the sorter creates them: packets, track events, then each
+            // per-CPU stream at its first event.
+            let mut model: Vec<Vec<(i64, String)>> = vec![Vec::new(), Vec::new()];
+            let mut order: Vec<(u32, u32)> = Vec::new();
+            for k in 0..200 {
+                let ts = next(12) as i64;
+                let cpu = next(3) as u32;
+                let kind = next(5) as u32;
+                let name = match kind {
+                    0 => {
+                        s.push_packet(ts, 76, format!("{k}").as_bytes(), None);
+                        format!("p:{k}")
+                    }
+                    1 => {
+                        let meta = TrackEventMeta::default();
+                        s.push_track_event(ts, meta, format!("{k}").as_bytes());
+                        format!("t0:{k}")
+                    }
+                    2 => {
+                        s.push_ftrace(ts, cpu, format!("{k}").as_bytes());
+                        format!("f{cpu}:{k}")
+                    }
+                    3 => {
+                        let e = CompactSwitch {
+                            prev_state: 0,
+                            next_pid: k,
+                            next_prio: 0,
+                            next_comm: StrId::from_index(0),
+                        };
+                        s.push_switch(ts, cpu, e);
+                        format!("s{cpu}:{k}")
+                    }
+                    _ => {
+                        let e = CompactWaking {
+                            pid: k,
+                            target_cpu: 0,
+                            prio: 0,
+                            comm: StrId::from_index(0),
+                            common_flags: 0,
+                        };
+                        s.push_waking(ts, cpu, e);
+                        format!("w{cpu}:{k}")
+                    }
+                };
+                let q = match kind {
+                    0 | 1 => kind as usize,
+                    _ => match order.iter().position(|&o| o == (cpu, kind)) {
+                        Some(i) => i + 2,
+                        None => {
+                            order.push((cpu, kind));
+                            model.push(Vec::new());
+                            model.len() - 1
+                        }
+                    },
+                };
+                model[q].push((ts, name));
+            }
+            let mut r = Rec::default();
+            s.extract_all(&mut r);
+            assert_eq!(r.0, merged_by_the_rule(model));
+        }
     }
 
     #[test]
