@@ -55,10 +55,12 @@ impl Threads {
 }
 
 /// Batches waiting for the importers' thread. The sorter hands on a window's events at once
-/// while the tokenizer between windows sends nothing: the queue must hold a window's
-/// batches, or the loading thread waits during the window and the importers after it (x60
-/// `query`: 0.82 s with 4, 0.76 s with 16; 32 and 64 gave no more).
-const CHANNEL_BATCHES: usize = 16;
+/// (x60: 30 windows of about 190,000 events) while the tokenizer between windows sends
+/// nothing: the queue must hold enough of a window for the importers to work on until the
+/// next, or they wait (x60 `query`: 0.82 s with 4, 0.76 s with 16). With 48, and prints
+/// left to the importers up to [`PRINTS_HERE_FROM_WAITING`], the importers' idle time in
+/// x60 `analyze`'s load went from about 130 to 25 ms (docs/speed.md, "CPU, ninth round").
+const CHANNEL_BATCHES: usize = 48;
 
 static SEVERAL_LOADS: AtomicBool = AtomicBool::new(false);
 
@@ -84,9 +86,9 @@ pub struct BatchSize {
 
 impl Default for BatchSize {
     fn default() -> Self {
-        // Under 512 KiB a batch with its side lists, so that the queue's batches
-        // ([`CHANNEL_BATCHES`]) hold under 8 MiB at the load's peak; twice as large ones
-        // were no faster and raised the x60 `analyze` peak by up to 9 MiB (docs/speed.md).
+        // Under 512 KiB a batch with its side lists; twice as large ones were no faster and
+        // raised the x60 `analyze` peak by up to 9 MiB (docs/speed.md). A full queue
+        // ([`CHANNEL_BATCHES`]) is rare: the events in it have left the sorter's arena.
         BatchSize {
             cmds: 4096,
             bytes: 128 << 10,
@@ -407,11 +409,12 @@ fn importers_behind(waiting: usize) -> bool {
     waiting > PRINTS_HERE_FROM_WAITING
 }
 
-/// Batches waiting beyond which the loading thread reads prints itself. A higher bound
-/// balances the threads better (x60 `query` 0.69 s at 12 against 0.76 s at 2) but leaves
-/// more raw events in flight (x60 `analyze` peak 197,100 KiB against 193,100 KiB: the file's
-/// size).
-const PRINTS_HERE_FROM_WAITING: usize = 2;
+/// Batches waiting beyond which the loading thread reads prints itself. Below it the
+/// window's events go out fast and raw, a backlog builds, and the importers read the prints
+/// from it while the loading thread tokenizes the next window. x60 `analyze` (1 MiB arena
+/// chunks): 1.05 s at 2 with a queue of 16, 0.97 s at 20 with 48, at the same peak; 40 with
+/// 48, or 32 with 64, were no faster and peaked 1 to 3 MiB higher.
+const PRINTS_HERE_FROM_WAITING: usize = 20;
 
 /// The importers' thread: applies batches as they come, counts them and gives them back;
 /// returns the importers once the loading thread stops sending.
