@@ -52,38 +52,37 @@ fn marker(name: &str) -> Marker<'_> {
 
 /// (package, ts, end) of every launch in the trace.
 fn launches(store: &Store) -> Vec<(String, i64, i64)> {
-    // Each distinct name is read once (a trace has far fewer names than slices); the
-    // slices are then matched by name id.
+    // Each distinct name is read once (a trace has far fewer names than slices), and the
+    // slices are walked once, matched by name id.
     let markers: Vec<Marker<'_>> = store.strings.iter().map(marker).collect();
-    let marker_of =
-        |s: &crate::store::SliceRow| s.name.map_or(Marker::None, |n| markers[n.index() as usize]);
-    let packages: HashMap<&str, &str> = store
-        .slices
-        .iter()
-        .filter_map(|s| match marker_of(s) {
-            Marker::Completed(n, pkg) => Some((n, pkg)),
-            _ => None,
-        })
-        .collect();
-    let ended = || store.slices.iter().filter(|s| s.dur >= 0);
-    let mut out: Vec<(String, i64, i64)> = ended()
-        .filter_map(|s| match marker_of(s) {
-            Marker::Launch(n) => {
-                let pkg = packages.get(n)?;
-                Some((pkg.to_string(), s.ts, s.ts + s.dur))
+    let mut packages: HashMap<&str, &str> = HashMap::new();
+    // (launch number, ts, end) of the Android 13+ launches; (package, ts, end) of the older.
+    let mut numbered: Vec<(&str, i64, i64)> = Vec::new();
+    let mut named: Vec<(&str, i64, i64)> = Vec::new();
+    for s in &store.slices {
+        let Some(name) = s.name else { continue };
+        let ended = s.dur >= 0;
+        match markers[name.index() as usize] {
+            Marker::None => {}
+            Marker::Completed(n, pkg) => {
+                packages.insert(n, pkg);
             }
-            _ => None,
-        })
-        .collect();
-    if out.is_empty() {
-        out = ended()
-            .filter_map(|s| match marker_of(s) {
-                Marker::Launching(pkg) => Some((pkg.to_string(), s.ts, s.ts + s.dur)),
-                _ => None,
-            })
-            .collect();
+            Marker::Launch(n) if ended => numbered.push((n, s.ts, s.ts + s.dur)),
+            Marker::Launching(pkg) if ended => named.push((pkg, s.ts, s.ts + s.dur)),
+            Marker::Launch(_) | Marker::Launching(_) => {}
+        }
     }
-    out
+    let out: Vec<(String, i64, i64)> = numbered
+        .into_iter()
+        .filter_map(|(n, ts, end)| Some((packages.get(n)?.to_string(), ts, end)))
+        .collect();
+    if !out.is_empty() {
+        return out;
+    }
+    named
+        .into_iter()
+        .map(|(pkg, ts, end)| (pkg.to_string(), ts, end))
+        .collect()
 }
 
 pub(super) fn windows(store: &Store, frames: &HashMap<Upid, Vec<Frame>>) -> Vec<Window> {
