@@ -181,18 +181,24 @@ struct Ahead {
 }
 
 pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeReport {
-    let bounds = store.bounds();
-    let trace_start = bounds.0;
-    let range = opts.range.resolve(trace_start);
     // The stdlib frame tables (SQLite) need only the store: they are built on a second core
-    // while this one builds the frame model, the thread states and what else needs only
-    // the store.
-    let (db, idx, mut by_process, states, ahead) = std::thread::scope(|s| {
-        let work = || perfetto_stats::FrameDbWork::run(store, range, bounds);
+    // while this one works out the trace bounds (which the database needs only after its
+    // inserts), the frame model, the thread states and what else needs only the store.
+    let (bounds_to_db, bounds_for_db) = std::sync::mpsc::sync_channel(1);
+    let bounds_for_db = std::sync::Mutex::new(bounds_for_db);
+    let (db, bounds, range, idx, mut by_process, states, ahead) = std::thread::scope(|s| {
+        let work =
+            || perfetto_stats::FrameDbWork::run(store, || bounds_for_db.lock().ok()?.recv().ok());
         // SQLite's parser recurses: a stack as large as the per-trace workers' own.
         let db = std::thread::Builder::new()
             .stack_size(64 << 20)
             .spawn_scoped(s, work);
+        // Moved in, so that a panic here drops it and the database's thread stops waiting.
+        let bounds_to_db = bounds_to_db;
+        let bounds = store.bounds();
+        let range = opts.range.resolve(bounds.0);
+        // Never full: one message, received at most once.
+        let _ = bounds_to_db.try_send((bounds, range));
         let idx = Index::new(store);
         let by_process = frames::build(&idx);
         // Every thread's states: the causes follow binder servers, lock owners and GC threads.
@@ -215,8 +221,9 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             // No thread to be had: build it here.
             Err(_) => work(),
         };
-        (db, idx, by_process, states, ahead)
+        (db, bounds, range, idx, by_process, states, ahead)
     });
+    let trace_start = bounds.0;
     let perfetto_stats::FrameDbWork {
         conn: frame_db,
         stats: stdlib,

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 
 use super::report_model::PerfettoFrameStats;
 use super::time_range::TimeRange;
-use crate::store::sqlite::{to_connection, ExportOptions};
+use crate::store::sqlite::{to_connection_bounds_later, ExportOptions};
 use crate::store::{Store, Upid};
 
 /// The stdlib's verdict on one frame id of one process (its rows merged: the overrun is the
@@ -43,8 +43,16 @@ pub struct StdlibStats {
 /// The small database of the frame (and CUJ) slices the stdlib frame tables read, with
 /// those tables built; `analyze` builds it once for the frame stats and the CUJ boundaries.
 pub fn frame_db(store: &Store, bounds: Option<(i64, i64)>) -> Result<Connection> {
+    frame_db_bounds_later(store, || bounds)
+}
+
+/// [`frame_db`] with the bounds asked for once the rows are written.
+fn frame_db_bounds_later(
+    store: &Store,
+    bounds: impl FnOnce() -> Option<(i64, i64)>,
+) -> Result<Connection> {
     let opts = ExportOptions {
-        bounds,
+        bounds: None,
         sched: false,
         counters: false,
         slices: true,
@@ -52,7 +60,7 @@ pub fn frame_db(store: &Store, bounds: Option<(i64, i64)>) -> Result<Connection>
         thread_state: false,
         args: false,
     };
-    let conn = to_connection(store, opts)?;
+    let conn = to_connection_bounds_later(store, opts, bounds)?;
     super::stdlib::ensure_frames_module(&conn)?;
     Ok(conn)
 }
@@ -67,9 +75,19 @@ pub struct FrameDbWork {
 }
 
 impl FrameDbWork {
-    /// `bounds`: the store's `trace_bounds`, which the caller has already computed.
-    pub fn run(store: &Store, range: TimeRange, bounds: (i64, i64)) -> FrameDbWork {
-        let conn = frame_db(store, Some(bounds));
+    /// `bounds_and_range` gives the store's `trace_bounds` and the analysed range, which the
+    /// caller computes meanwhile: they are first needed once the rows are written. None
+    /// (the caller is gone) stands for the store's bounds and the whole trace.
+    pub fn run(
+        store: &Store,
+        bounds_and_range: impl FnOnce() -> Option<((i64, i64), TimeRange)>,
+    ) -> FrameDbWork {
+        let mut range = TimeRange::default();
+        let conn = frame_db_bounds_later(store, || {
+            let (bounds, r) = bounds_and_range()?;
+            range = r;
+            Some(bounds)
+        });
         let (stats, cuj_frames) = match &conn {
             Ok(c) => (
                 compute_on(c, range),

@@ -144,9 +144,20 @@ fn opt_str(s: &Store, id: Option<super::strings::StrId>) -> Option<&str> {
 
 /// Builds an in-memory database holding the store.
 pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Connection> {
+    to_connection_bounds_later(store, opts, || opts.bounds)
+}
+
+/// [`to_connection`] for a caller that learns the trace bounds while the rows are written:
+/// `bounds` is asked only once they are (None: the store's own).
+pub fn to_connection_bounds_later(
+    store: &Store,
+    opts: ExportOptions,
+    bounds: impl FnOnce() -> Option<(i64, i64)>,
+) -> rusqlite::Result<Connection> {
     let conn = with_schema()?;
     write_rows(&conn, store, opts, LargeTables::Copied)?;
-    finish(&conn, store, opts)?;
+    let bounds = bounds();
+    finish(&conn, store, ExportOptions { bounds, ..opts })?;
     Ok(conn)
 }
 
