@@ -499,21 +499,17 @@ impl Sorter {
         use std::cmp::Reverse;
         let limit_all = limit == u32::MAX;
         // Non-empty queues by (head timestamp, index): the smallest head wins, the lower index
-        // on ties, and it drains up to the next queue's head.
+        // on ties, and it drains up to the next queue's head. The queue being drained is kept
+        // out of the heap, whose top is then that next head.
         let mut heads: std::collections::BinaryHeap<Reverse<(i64, usize)>> = self
             .queues
             .iter()
             .enumerate()
             .filter_map(|(i, q)| q.min_ts().map(|m| Reverse((m, i))))
             .collect();
-        while let Some(&Reverse((_, min_idx))) = heads.peek() {
-            // The next queue's head: the smaller of the root's children.
-            let bound = heads.as_slice()[1..]
-                .iter()
-                .take(2)
-                .map(|Reverse((m, _))| *m)
-                .min()
-                .unwrap_or(i64::MAX);
+        let mut current = heads.pop();
+        while let Some(Reverse((_, min_idx))) = current {
+            let bound = heads.peek().map_or(i64::MAX, |Reverse((m, _))| *m);
             let mut d = Drain {
                 limit_all,
                 limit,
@@ -564,14 +560,15 @@ impl Sorter {
             if n == 0 {
                 break;
             }
-            // The drained queue's new head takes the root's place in one sift, or it leaves.
-            match (self.queues[min_idx].min_ts(), heads.peek_mut()) {
-                (Some(m), Some(mut top)) => *top = Reverse((m, min_idx)),
-                (None, Some(top)) => {
-                    std::collections::binary_heap::PeekMut::pop(top);
-                }
-                (_, None) => {}
-            }
+            // The drained queue's new head trades places with the heap's top in one sift when
+            // it is no longer the smallest (a pop and a push cost two).
+            current = match self.queues[min_idx].min_ts().map(|m| Reverse((m, min_idx))) {
+                None => heads.pop(),
+                Some(head) => match heads.peek_mut() {
+                    Some(mut top) if *top > head => Some(std::mem::replace(&mut *top, head)),
+                    _ => Some(head),
+                },
+            };
         }
     }
 }
