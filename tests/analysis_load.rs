@@ -81,6 +81,51 @@ fn analyze_needs_no_frame_timeline_args() {
     assert_ne!(rows[1][0], "0");
 }
 
+/// `analyze` loads binder slices without their args (it joins calls to replies by their
+/// flows): the report, the slices, flows and threads must not change, and the args must
+/// really be left out. `query` keeps them.
+#[test]
+fn analyze_needs_no_binder_args() {
+    let traces = real_traces("analyze_needs_no_binder_args", &[API35]);
+    for t in &traces {
+        let with = load(
+            t,
+            LoadOptions {
+                binder_args: true,
+                ..analysis()
+            },
+        )
+        .unwrap()
+        .store;
+        let without = load(t, analysis()).unwrap().store;
+        let binder_slices = |s: &Store| {
+            let slices = s.slices.iter().filter(|r| {
+                let name = r.name.map(|n| s.strings.get(n)).unwrap_or_default();
+                name.starts_with("binder ")
+            });
+            let with_args = slices
+                .clone()
+                .filter(|r| r.arg_set_id.get().is_some())
+                .count();
+            (slices.count(), with_args)
+        };
+        let (n, with_args) = binder_slices(&with);
+        assert!(n > 100, "{}: {n} binder slices", t.display());
+        assert_eq!(with_args, n, "{}", t.display());
+        assert_eq!(binder_slices(&without), (n, 0), "{}", t.display());
+        assert_eq!(with.slices.len(), without.slices.len(), "{}", t.display());
+        assert_eq!(with.flows.len(), without.flows.len(), "{}", t.display());
+        assert_eq!(with.threads.len(), without.threads.len(), "{}", t.display());
+        assert_eq!(report(&with), report(&without), "{}", t.display());
+        let rows = common::query_csv(
+            t,
+            "SELECT COUNT(*) FROM slice JOIN args USING (arg_set_id) \
+             WHERE slice.name = 'binder reply' AND args.key = 'destination thread'",
+        );
+        assert_ne!(rows[1][0], "0", "{}", t.display());
+    }
+}
+
 /// `analyze` keeps only the counter rows it reads (CPU frequencies, SurfaceFlinger and
 /// hardware vsync): the report and `trace_bounds` must not change, and the other rows
 /// (atrace and process-memory counters, 9 MB of the benchmark's peak) must be gone.

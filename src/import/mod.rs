@@ -63,6 +63,11 @@ pub struct LoadOptions {
     /// trace_processor does. The same values are the `frame_timeline` columns the analysis
     /// reads; the args only serve SQL over the `args` table.
     pub frame_timeline_args: bool,
+    /// Give binder slices their args (transaction id, destination, flags, code, sizes), as
+    /// trace_processor does. Analysis joins calls to replies by their flows and never
+    /// reads these; writing them (kept per open slice, merged, deduplicated) was about a
+    /// twentieth of the importers' thread on x60 `analyze` (docs/speed.md).
+    pub binder_args: bool,
     pub graphics_frames: bool,
     pub process_tree: bool,
     pub system_properties: bool,
@@ -103,6 +108,7 @@ impl LoadOptions {
             kernel_slices: true,
             frame_timeline: true,
             frame_timeline_args: true,
+            binder_args: true,
             graphics_frames: true,
             process_tree: true,
             system_properties: true,
@@ -448,6 +454,7 @@ pub fn load_source_with(
     imp.ftrace.sched.skip_sched_rows = !opts.sched_rows;
     imp.ftrace.raw_threads = opts.ftrace_raw;
     imp.frame_timeline.skip_args = !opts.frame_timeline_args;
+    imp.ftrace.binder.skip_args = !opts.binder_args;
     let mut warnings = Vec::new();
     let progress = opts.progress && std::io::stderr().is_terminal();
     let started = Instant::now();

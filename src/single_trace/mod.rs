@@ -27,6 +27,7 @@ pub fn analysis_load_options() -> LoadOptions {
     LoadOptions {
         sched_rows: false,
         frame_timeline_args: false,
+        binder_args: false,
         kernel_counters: false,
         system_counters: false,
         system_properties: false,

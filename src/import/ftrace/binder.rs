@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use super::sched::decode;
 use crate::import::Ctx;
-use crate::store::args::ArgValue;
+use crate::store::args::{ArgSetId, ArgValue};
 use crate::store::slices::SliceTracker;
 use crate::store::strings::StrId;
 use crate::store::{FlowRow, SliceId, Store, TrackId, Utid};
@@ -180,6 +180,9 @@ pub struct BinderTracker {
     pending_args: FxHashMap<SliceId, Vec<(StrId, ArgValue)>>,
     flags_strs: FxHashMap<u32, StrId>,
     code_strs: FxHashMap<u32, StrId>,
+    /// Leave the slices without args (`LoadOptions::binder_args`): the slices, flows and
+    /// threads are the same.
+    pub skip_args: bool,
 }
 
 impl BinderTracker {
@@ -194,6 +197,9 @@ impl BinderTracker {
 
     /// Adds args to an open slice; a key given again replaces the earlier value.
     fn add_pending(&mut self, sid: SliceId, args: impl IntoIterator<Item = (StrId, ArgValue)>) {
+        if self.skip_args {
+            return;
+        }
         let set = self.pending_args.entry(sid).or_default();
         for (k, v) in args {
             match set.iter_mut().find(|(key, _)| *key == k) {
@@ -225,6 +231,9 @@ impl BinderTracker {
         name: StrId,
         args: impl IntoIterator<Item = (StrId, ArgValue)>,
     ) {
+        if self.skip_args {
+            return;
+        }
         let open = ctx
             .slices
             .find_open(&ctx.store, track, Some(k.category), Some(name));
@@ -243,6 +252,14 @@ impl BinderTracker {
         let name = ctx.store.threads[utid as usize].name;
         let dest_name = k.dest_name;
         std::iter::once((k.dest_thread, tid)).chain(name.map(|n| (dest_name, ArgValue::Str(n))))
+    }
+
+    /// The arg set of a slice whose args are all known when it is made.
+    fn arg_set(&self, store: &mut Store, args: &[(StrId, ArgValue)]) -> Option<ArgSetId> {
+        if self.skip_args {
+            return None;
+        }
+        store.args.insert_set(args.to_vec())
     }
 
     fn flags_str(&mut self, store: &mut Store, flags: u32) -> StrId {
@@ -309,7 +326,7 @@ impl BinderTracker {
             }
             sid
         } else if is_oneway {
-            let args = ctx.store.args.insert_set(txn_args.to_vec());
+            let args = self.arg_set(&mut ctx.store, &txn_args);
             ctx.slices.scoped(
                 &mut ctx.store,
                 ts,
@@ -391,7 +408,7 @@ impl BinderTracker {
         }
         let k = self.keys(&mut ctx.store);
         let recv_slice = if t.is_oneway {
-            let args = ctx.store.args.insert_set(t.args.args(&k).to_vec());
+            let args = self.arg_set(&mut ctx.store, &t.args.args(&k));
             ctx.slices.scoped(
                 &mut ctx.store,
                 ts,
