@@ -99,18 +99,29 @@ impl Grouped {
 
     /// Sorts every group by `key` (stable: equal keys keep their order); groups already in
     /// order, the usual case, are only checked.
-    pub fn sort_each_by_key<K: Ord>(&mut self, mut key: impl FnMut(u32) -> K) {
+    pub fn sort_each_by_key<K: Ord>(&mut self, key: impl FnMut(u32) -> K) {
+        self.sort_by_key_where(|_| true, key);
+    }
+
+    /// [`sort_each_by_key`](Self::sort_each_by_key) for the groups `unsure` names; the
+    /// caller knows the others are in order.
+    pub fn sort_by_key_where<K: Ord>(
+        &mut self,
+        unsure: impl Fn(usize) -> bool,
+        mut key: impl FnMut(u32) -> K,
+    ) {
         let mut runs = Vec::with_capacity(self.runs.len());
         let mut run_starts = vec![0u32; self.run_starts.len()];
         for g in 0..self.starts.len().saturating_sub(1) {
             let group = self.get(g);
             let mut last = None;
-            let sorted = group.iter().all(|id| {
-                let k = key(id);
-                let in_order = last.as_ref().is_none_or(|l| *l <= k);
-                last = Some(k);
-                in_order
-            });
+            let sorted = !unsure(g)
+                || group.iter().all(|id| {
+                    let k = key(id);
+                    let in_order = last.as_ref().is_none_or(|l| *l <= k);
+                    last = Some(k);
+                    in_order
+                });
             if sorted {
                 runs.extend_from_slice(group.runs);
             } else {

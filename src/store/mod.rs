@@ -410,6 +410,34 @@ impl Store {
 }
 
 #[cfg(test)]
+impl Store {
+    /// Test stores: threads with these tids (utids in order), each with its thread slice
+    /// track (track id = utid).
+    pub fn with_thread_tracks(tids: &[i64]) -> Store {
+        let mut s = Store::default();
+        let kind = s.intern("thread");
+        for (utid, &tid) in tids.iter().enumerate() {
+            s.threads.push(ThreadRow {
+                tid,
+                ..Default::default()
+            });
+            s.tracks.push(TrackRow {
+                name: None,
+                kind,
+                event_type: EventType::Slice,
+                scope: TrackScope::Thread(utid as Utid),
+                dimension_arg_set_id: None,
+                source_arg_set_id: None,
+                machine_id: None,
+                counter_unit: None,
+                parent_id: None,
+            });
+        }
+        s
+    }
+}
+
+#[cfg(test)]
 mod bounds_tests {
     use super::*;
 

@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, ToSql};
 use super::args::ArgValue;
 use super::in_place_tables::{COUNTER_TABLE, SCHED_TABLE, SLICE_TABLE, THREAD_STATE_TABLE};
 use super::virtual_table::{Cell, TableDef};
-use super::{EventType, MetaValue, Store, TrackScope};
+use super::{EventType, FrameTimelineRow, MetaValue, Store, TrackScope};
 
 const SCHEMA: &str = include_str!("schema.sql");
 
@@ -88,9 +88,8 @@ const ROWS_PER_INSERT: usize = 64;
 
 /// Inserts rows whose ids are exactly 0..n in order. The first row carries its id; the rest
 /// let SQLite assign max(id) + 1, the same number, which takes SQLite's append fast path
-/// instead of a B-tree search per row. Rows go in [`ROWS_PER_INSERT`] at a time (multi-row
-/// VALUES keep their order). `bind(stmt, row, first)` binds the row's columns starting at
-/// parameter index `first`.
+/// instead of a B-tree search per row. `bind(stmt, row, first)` binds the row's columns
+/// starting at parameter index `first`.
 fn append_rows(
     conn: &Connection,
     table: &str,
@@ -109,7 +108,20 @@ fn append_rows(
     first.raw_bind_parameter(1, 0i64)?;
     bind(&mut first, 0, 2)?;
     first.raw_execute()?;
-    let row = format!("({marks})");
+    insert_rows(conn, table, cols, 1..n, bind)
+}
+
+/// Inserts the rows `rows` names, in order, [`ROWS_PER_INSERT`] to a statement (multi-row
+/// VALUES keep their order). `bind(stmt, row, first)` binds the row's columns starting at
+/// parameter index `first`.
+fn insert_rows(
+    conn: &Connection,
+    table: &str,
+    cols: &[&str],
+    rows: std::ops::Range<usize>,
+    mut bind: impl FnMut(&mut rusqlite::Statement<'_>, usize, usize) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    let row = format!("({})", vec!["?"; cols.len()].join(","));
     let insert = |rows: usize| {
         conn.prepare(&format!(
             "INSERT INTO {table}({}) VALUES {}",
@@ -124,8 +136,8 @@ fn append_rows(
         }
         st.raw_execute()
     };
-    let mut i = 1;
-    if n - i >= ROWS_PER_INSERT {
+    let (mut i, n) = (rows.start, rows.end);
+    if n.saturating_sub(i) >= ROWS_PER_INSERT {
         let mut batch = insert(ROWS_PER_INSERT)?;
         while n - i >= ROWS_PER_INSERT {
             run(&mut batch, i, ROWS_PER_INSERT)?;
@@ -134,6 +146,18 @@ fn append_rows(
     }
     if i < n {
         run(&mut insert(n - i)?, i, n - i)?;
+    }
+    Ok(())
+}
+
+/// Binds `values` to the parameters from `first` on.
+fn bind_values(
+    st: &mut rusqlite::Statement<'_>,
+    first: usize,
+    values: &[&dyn ToSql],
+) -> rusqlite::Result<()> {
+    for (k, v) in values.iter().enumerate() {
+        st.raw_bind_parameter(first + k, v)?;
     }
     Ok(())
 }
@@ -382,11 +406,6 @@ fn bind_cells(
 /// own ids.
 fn write_frame_slices(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     let cols: Vec<&str> = SLICE_TABLE.columns.iter().map(|c| c.0).collect();
-    let marks = vec!["?"; cols.len()].join(",");
-    let mut st = conn.prepare(&format!(
-        "INSERT INTO __intrinsic_slice({}) VALUES ({marks})",
-        cols.join(",")
-    ))?;
     let wanted = frame_slice_names(s);
     // In id order: the FrameTimeline slices, and the slices named as frame slices.
     let mut ids: Vec<u32> = s.frame_timeline.iter().map(|f| f.slice_id).collect();
@@ -397,11 +416,13 @@ fn write_frame_slices(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     );
     ids.sort_unstable();
     ids.dedup();
-    for i in ids {
-        bind_cells(&mut st, s, &SLICE_TABLE, i, 0, 1)?;
-        st.raw_execute()?;
-    }
-    Ok(())
+    insert_rows(
+        conn,
+        "__intrinsic_slice",
+        &cols,
+        0..ids.len(),
+        |st, k, b| bind_cells(st, s, &SLICE_TABLE, ids[k], 0, b),
+    )
 }
 
 /// `spurious_sched_wakeup`, from the thread state tracker as `thread_state` is.
@@ -465,80 +486,147 @@ fn write_args(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
 }
 
 fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
-    let mut exp = conn.prepare(
-        "INSERT INTO expected_frame_timeline_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id,display_frame_token,surface_frame_token,upid,layer_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    )?;
-    let mut act = conn.prepare(
-        "INSERT INTO actual_frame_timeline_slice(id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id,display_frame_token,upid,surface_frame_token,layer_name,present_type,on_time_finish,gpu_composition,jank_type,jank_severity_type,prediction_type,jank_tag,jank_tag_experimental,jank_score,latched_unsignaled_count,addressable_unsignaled_latch_count,latched_fence_state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    )?;
-    for f in &s.frame_timeline {
+    const BASE: [&str; 9] = [
+        "id",
+        "ts",
+        "dur",
+        "track_id",
+        "category",
+        "name",
+        "depth",
+        "parent_id",
+        "arg_set_id",
+    ];
+    let (actual, expected): (Vec<&FrameTimelineRow>, Vec<&FrameTimelineRow>) =
+        s.frame_timeline.iter().partition(|f| f.actual);
+    // The columns every frame timeline slice has, bound from `first` on.
+    let bind_base = |st: &mut rusqlite::Statement<'_>, f: &FrameTimelineRow, first: usize| {
         let r = &s.slices[f.slice_id as usize];
-        let base: [&dyn ToSql; 9] = [
-            &f.slice_id,
-            &r.ts,
-            &r.dur,
-            &r.track_id,
-            &None::<String>,
-            &opt_str(s, r.name),
-            &r.depth(),
-            &s.slice_parent(f.slice_id),
-            &r.arg_set_id.get(),
-        ];
-        if !f.actual {
-            let mut p: Vec<&dyn ToSql> = base.to_vec();
+        bind_values(
+            st,
+            first,
+            &[
+                &f.slice_id,
+                &r.ts,
+                &r.dur,
+                &r.track_id,
+                &None::<String>,
+                &opt_str(s, r.name),
+                &r.depth(),
+                &s.slice_parent(f.slice_id),
+                &r.arg_set_id.get(),
+            ],
+        )
+    };
+    // One table's rows: the base columns, then `extra` bound by `bind_extra`.
+    type BindExtra<'b> =
+        &'b dyn Fn(&mut rusqlite::Statement<'_>, &FrameTimelineRow, usize) -> rusqlite::Result<()>;
+    let write = |table: &str, extra: &[&str], rows: &[&FrameTimelineRow], bind_extra: BindExtra| {
+        let cols: Vec<&str> = BASE.iter().chain(extra).copied().collect();
+        insert_rows(conn, table, &cols, 0..rows.len(), |st, k, b| {
+            bind_base(st, rows[k], b)?;
+            bind_extra(st, rows[k], b + BASE.len())
+        })
+    };
+    write(
+        "expected_frame_timeline_slice",
+        &[
+            "display_frame_token",
+            "surface_frame_token",
+            "upid",
+            "layer_name",
+        ],
+        &expected,
+        &|st, f, b| {
             let layer = opt_str(s, f.layer_name);
-            p.extend_from_slice(&[
-                &f.display_frame_token,
-                &f.surface_frame_token,
-                &f.upid,
-                &layer,
-            ]);
-            exp.execute(&p[..])?;
-        } else {
-            let layer = opt_str(s, f.layer_name);
-            let present = opt_str(s, f.present_type);
-            let jt = opt_str(s, f.jank_type);
-            let sev = opt_str(s, f.jank_severity_type);
-            let pred = opt_str(s, f.prediction_type);
-            let tag = opt_str(s, f.jank_tag);
-            let tagx = opt_str(s, f.jank_tag_experimental);
-            let fence = opt_str(s, f.latched_fence_state);
-            let mut p: Vec<&dyn ToSql> = base.to_vec();
-            p.extend_from_slice(&[
-                &f.display_frame_token,
-                &f.upid,
-                &f.surface_frame_token,
-                &layer,
-                &present,
-                &f.on_time_finish,
-                &f.gpu_composition,
-                &jt,
-                &sev,
-                &pred,
-                &tag,
-                &tagx,
-                &f.jank_score,
-                &f.latched_unsignaled_count,
-                &f.addressable_unsignaled_latch_count,
-                &fence,
-            ]);
-            act.execute(&p[..])?;
-        }
-    }
-    let mut fs = conn.prepare(
-        "INSERT INTO __frame_slice_extra(id,layer_name,frame_number,queue_to_acquire_time,acquire_to_latch_time,latch_to_present_time) VALUES (?,?,?,?,?,?)",
+            bind_values(
+                st,
+                b,
+                &[
+                    &f.display_frame_token,
+                    &f.surface_frame_token,
+                    &f.upid,
+                    &layer,
+                ],
+            )
+        },
     )?;
-    for f in &s.frame_slices {
-        fs.execute(params![
-            f.slice_id,
-            opt_str(s, f.layer_name),
-            f.frame_number,
-            f.queue_to_acquire_time,
-            f.acquire_to_latch_time,
-            f.latch_to_present_time
-        ])?;
-    }
-    Ok(())
+    write(
+        "actual_frame_timeline_slice",
+        &[
+            "display_frame_token",
+            "upid",
+            "surface_frame_token",
+            "layer_name",
+            "present_type",
+            "on_time_finish",
+            "gpu_composition",
+            "jank_type",
+            "jank_severity_type",
+            "prediction_type",
+            "jank_tag",
+            "jank_tag_experimental",
+            "jank_score",
+            "latched_unsignaled_count",
+            "addressable_unsignaled_latch_count",
+            "latched_fence_state",
+        ],
+        &actual,
+        &|st, f, b| {
+            let text = |id| opt_str(s, id);
+            bind_values(
+                st,
+                b,
+                &[
+                    &f.display_frame_token,
+                    &f.upid,
+                    &f.surface_frame_token,
+                    &text(f.layer_name),
+                    &text(f.present_type),
+                    &f.on_time_finish,
+                    &f.gpu_composition,
+                    &text(f.jank_type),
+                    &text(f.jank_severity_type),
+                    &text(f.prediction_type),
+                    &text(f.jank_tag),
+                    &text(f.jank_tag_experimental),
+                    &f.jank_score,
+                    &f.latched_unsignaled_count,
+                    &f.addressable_unsignaled_latch_count,
+                    &text(f.latched_fence_state),
+                ],
+            )
+        },
+    )?;
+    let cols = [
+        "id",
+        "layer_name",
+        "frame_number",
+        "queue_to_acquire_time",
+        "acquire_to_latch_time",
+        "latch_to_present_time",
+    ];
+    insert_rows(
+        conn,
+        "__frame_slice_extra",
+        &cols,
+        0..s.frame_slices.len(),
+        |st, k, b| {
+            let f = &s.frame_slices[k];
+            bind_values(
+                st,
+                b,
+                &[
+                    &f.slice_id,
+                    &opt_str(s, f.layer_name),
+                    &f.frame_number,
+                    &f.queue_to_acquire_time,
+                    &f.acquire_to_latch_time,
+                    &f.latch_to_present_time,
+                ],
+            )
+        },
+    )
 }
 
 fn arg_to_sql(s: &Store, v: &ArgValue) -> Value {

@@ -89,8 +89,20 @@ impl ThreadSlices {
             }
         }
         // Import order is time order per track, but for slices completed out of order
-        // (unmatched ends).
-        by_track.sort_each_by_key(|i| (slices[i as usize].ts, slices[i as usize].depth()));
+        // (unmatched ends). Which tracks are out of order is found in one pass in row order,
+        // instead of reading each group's scattered rows.
+        let mut last: Vec<Option<(i64, u32)>> = vec![None; store.tracks.len()];
+        let mut unsure = vec![false; store.tracks.len()];
+        for s in slices.iter().filter(|s| utid_of(s.track_id).is_some()) {
+            let k = (s.ts, s.depth());
+            let t = s.track_id as usize;
+            unsure[t] |= last[t].is_some_and(|l| l > k);
+            last[t] = Some(k);
+        }
+        by_track.sort_by_key_where(
+            |t| unsure[t],
+            |i| (slices[i as usize].ts, slices[i as usize].depth()),
+        );
         ThreadSlices {
             by_track,
             tracks_of,
@@ -104,13 +116,24 @@ fn running_by_cpu(store: &Store) -> Grouped {
     let Some(running) = store.strings.lookup("Running") else {
         return Grouped::default();
     };
-    // Walked twice: the state code first, the whole row only for Running ones.
-    let mut by_cpu = Grouped::new(|| {
-        (0..rows.len())
-            .filter(|&i| rows.state(i) == Some(running))
-            .filter_map(|i| Some((rows.row(i).cpu()? as usize, i as u32)))
-    });
-    by_cpu.sort_each_by_key(|i| rows.ts(i as usize));
+    // One walk over the rows (the state code first, the whole row only for Running ones);
+    // grouping then walks the short list twice. Rows are made as the sorted events arrive,
+    // so they usually come in time order: then so does every CPU's group, and checking each
+    // group (a read of scattered rows) is skipped.
+    let mut ran: Vec<(u16, u32)> = Vec::new();
+    let mut in_order = true;
+    let mut last_ts = i64::MIN;
+    for i in (0..rows.len()).filter(|&i| rows.state(i) == Some(running)) {
+        let r = rows.row(i);
+        let Some(cpu) = r.cpu() else { continue };
+        in_order &= r.ts >= last_ts;
+        last_ts = r.ts;
+        ran.push((cpu, i as u32));
+    }
+    let mut by_cpu = Grouped::new(|| ran.iter().map(|&(cpu, i)| (usize::from(cpu), i)));
+    if !in_order {
+        by_cpu.sort_each_by_key(|i| rows.ts(i as usize));
+    }
     by_cpu
 }
 
@@ -292,5 +315,90 @@ impl<'a> Ctx<'a> {
         self.running_by_cpu
             .get_or_init(|| running_by_cpu(self.store))
             .get(cpu as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::thread_states::ThreadStateRow;
+
+    /// A thread's slices come back in (ts, depth) order on each of its tracks, also where
+    /// rows were made out of that order (slices completed out of order).
+    #[test]
+    fn thread_slices_in_time_and_depth_order_per_track() {
+        use crate::analysis::index::Index;
+        use crate::analysis::thread_state::ThreadStateIndex;
+        use crate::store::NewSlice;
+        let mut s = Store::with_thread_tracks(&[10, 11]);
+        // (track, ts, depth) in row order: on track 0 a later start comes before earlier
+        // ones; on track 1 only the depths of an equal start are reversed.
+        let rows = [
+            (0, 30, 0),
+            (1, 5, 1),
+            (0, 10, 0),
+            (1, 5, 0),
+            (0, 20, 0),
+            (1, 40, 0),
+            (0, 50, 0),
+        ];
+        for &(track_id, ts, depth) in &rows {
+            s.push_slice(NewSlice {
+                ts,
+                dur: 1,
+                track_id,
+                depth,
+                ..Default::default()
+            });
+        }
+        let idx = Index::new(&s);
+        let states = ThreadStateIndex::all(&s);
+        let ctx = Ctx::new(&idx, &states);
+        for utid in [0u32, 1] {
+            let got = ctx.slices_overlapping(utid, 0, 100);
+            let mut want: Vec<SliceId> = (0..rows.len() as SliceId)
+                .filter(|&i| rows[i as usize].0 == utid)
+                .collect();
+            want.sort_by_key(|&i| (rows[i as usize].1, rows[i as usize].2));
+            assert_eq!(got, want, "thread {utid}");
+        }
+    }
+
+    /// Each CPU's Running rows in time order (equal times in row order), whatever order the
+    /// rows were made in.
+    #[test]
+    fn running_rows_per_cpu_in_time_order() {
+        // (ts, state, cpu): in row order, times in order; then the same with two swapped
+        // out of order, as rows made out of time order would be.
+        let in_order = [
+            (10, "Running", 0),
+            (10, "R", 1),
+            (12, "Running", 1),
+            (12, "Running", 0),
+            (15, "S", 0),
+            (20, "Running", 1),
+            (20, "Running", 1),
+            (30, "Running", 0),
+        ];
+        let mut shuffled = in_order;
+        shuffled.swap(2, 6);
+        shuffled.swap(0, 7);
+        for rows in [in_order, shuffled] {
+            let mut s = Store::default();
+            for &(ts, st, cpu) in &rows {
+                let st = Some(s.intern(st));
+                s.thread_states
+                    .push(ThreadStateRow::new(ts, 0, st, Some(cpu), None, None));
+            }
+            let by_cpu = running_by_cpu(&s);
+            for cpu in 0..2u16 {
+                let got: Vec<u32> = by_cpu.get(usize::from(cpu)).iter().collect();
+                let mut want: Vec<u32> = (0..rows.len() as u32)
+                    .filter(|&i| rows[i as usize].1 == "Running" && rows[i as usize].2 == cpu)
+                    .collect();
+                want.sort_by_key(|&i| rows[i as usize].0);
+                assert_eq!(got, want, "cpu {cpu} of {rows:?}");
+            }
+        }
     }
 }

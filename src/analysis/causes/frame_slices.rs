@@ -138,43 +138,23 @@ mod tests {
     use super::*;
     use crate::analysis::index::Index;
     use crate::analysis::thread_state::ThreadStateIndex;
-    use crate::store::{EventType, NewSlice, ProcessRow, Store, ThreadRow, TrackRow, TrackScope};
+    use crate::store::{NewSlice, ProcessRow, Store};
 
     /// Process 1 (pid 100): main thread 100 (utid 0), a Looper thread 101 (utid 1), a
     /// RenderThread 102 (utid 2); each thread one slice track.
     fn store(slices: &[(u32, i64, i64, &str)]) -> Store {
-        let mut s = Store::default();
+        let mut s = Store::with_thread_tracks(&[100, 101, 102]);
         s.processes.push(ProcessRow::default());
         s.processes.push(ProcessRow {
             pid: 100,
             ..Default::default()
         });
-        for (tid, name) in [
-            (100, "app"),
-            (101, "ll.splashscreen"),
-            (102, "RenderThread"),
-        ] {
-            let name = Some(s.intern(name));
-            s.threads.push(ThreadRow {
-                tid,
-                upid: Some(1),
-                name,
-                ..Default::default()
-            });
-        }
-        let kind = s.intern("thread");
-        for utid in 0..3 {
-            s.tracks.push(TrackRow {
-                name: None,
-                kind,
-                event_type: EventType::Slice,
-                scope: TrackScope::Thread(utid),
-                dimension_arg_set_id: None,
-                source_arg_set_id: None,
-                machine_id: None,
-                counter_unit: None,
-                parent_id: None,
-            });
+        for (utid, name) in ["app", "ll.splashscreen", "RenderThread"]
+            .into_iter()
+            .enumerate()
+        {
+            s.threads[utid].upid = Some(1);
+            s.threads[utid].name = Some(s.intern(name));
         }
         for &(track_id, ts, dur, name) in slices {
             let name = Some(s.intern(name));

@@ -253,32 +253,12 @@ mod tests {
     use super::*;
     use crate::analysis::index::Index;
     use crate::analysis::thread_state::ThreadStateIndex;
-    use crate::store::{
-        EventType, NewSlice, Store, ThreadRow, ThreadStateRow, TrackRow, TrackScope,
-    };
+    use crate::store::{NewSlice, Store, ThreadStateRow};
 
     /// One thread (utid 0) with slices (ts, dur, depth, name) and states (ts, dur, state,
     /// waker); utid 1 is a second thread that can wake it.
     fn store(slices: &[(i64, i64, u32, &str)], states: &[(i64, i64, &str, Option<u32>)]) -> Store {
-        let mut s = Store::default();
-        for tid in [10, 11] {
-            s.threads.push(ThreadRow {
-                tid,
-                ..Default::default()
-            });
-        }
-        let kind = s.intern("thread");
-        s.tracks.push(TrackRow {
-            name: None,
-            kind,
-            event_type: EventType::Slice,
-            scope: TrackScope::Thread(0),
-            dimension_arg_set_id: None,
-            source_arg_set_id: None,
-            machine_id: None,
-            counter_unit: None,
-            parent_id: None,
-        });
+        let mut s = Store::with_thread_tracks(&[10, 11]);
         for &(ts, dur, depth, name) in slices {
             let name = Some(s.intern(name));
             s.push_slice(NewSlice {
