@@ -14,7 +14,7 @@ struct Run {
 }
 
 /// Group `k` holds entries `starts[k]..starts[k + 1]`, in the order the rows were given
-/// (or sorted by [`Grouped::sort_each_by_key`]).
+/// (or sorted by [`Grouped::sort_by_key_where`]).
 #[derive(Debug, Default)]
 pub struct Grouped {
     starts: Vec<u32>,
@@ -97,14 +97,9 @@ impl Grouped {
         }
     }
 
-    /// Sorts every group by `key` (stable: equal keys keep their order); groups already in
-    /// order, the usual case, are only checked.
-    pub fn sort_each_by_key<K: Ord>(&mut self, key: impl FnMut(u32) -> K) {
-        self.sort_by_key_where(|_| true, key);
-    }
-
-    /// [`sort_each_by_key`](Self::sort_each_by_key) for the groups `unsure` names; the
-    /// caller knows the others are in order.
+    /// Sorts by `key` (stable: equal keys keep their order) each group `unsure` names; the
+    /// caller knows the others are in order. Groups already in order, the usual case, are
+    /// only checked.
     pub fn sort_by_key_where<K: Ord>(
         &mut self,
         unsure: impl Fn(usize) -> bool,
@@ -139,6 +134,30 @@ impl Grouped {
         }
         self.runs = runs;
         self.run_starts = run_starts;
+    }
+}
+
+/// Which groups were given entries out of key order, noted as the entries come in row order
+/// (the order [`Grouped::new`] keeps): the caller then sorts only those
+/// ([`Grouped::sort_by_key_where`]) instead of reading every group's scattered rows again.
+#[derive(Debug, Default)]
+pub struct OrderWatch<K> {
+    last: Vec<Option<K>>,
+    unsure: Vec<bool>,
+}
+
+impl<K: Ord + Copy> OrderWatch<K> {
+    pub fn see(&mut self, group: usize, key: K) {
+        if self.last.len() <= group {
+            self.last.resize(group + 1, None);
+            self.unsure.resize(group + 1, false);
+        }
+        self.unsure[group] |= self.last[group].is_some_and(|l| l > key);
+        self.last[group] = Some(key);
+    }
+
+    pub fn unsure(&self, group: usize) -> bool {
+        self.unsure.get(group).copied().unwrap_or(false)
     }
 }
 
@@ -242,12 +261,12 @@ mod tests {
     fn sorting_stays_inside_each_group() {
         let pairs = [(0, 5), (1, 4), (0, 3), (1, 2), (0, 1)];
         let mut g = Grouped::new(|| pairs.iter().copied());
-        g.sort_each_by_key(|i| i);
+        g.sort_by_key_where(|_| true, |i| i);
         assert_eq!(ids(g.get(0)), [1, 3, 5]);
         assert_eq!(ids(g.get(1)), [2, 4]);
         // Stable: rows with equal keys keep the order they were given.
         let mut g = Grouped::new(|| pairs.iter().copied());
-        g.sort_each_by_key(|_| 0);
+        g.sort_by_key_where(|_| true, |_| 0);
         assert_eq!(ids(g.get(0)), [5, 3, 1]);
     }
 
@@ -284,7 +303,7 @@ mod tests {
         };
         let mut g = Grouped::new(|| pairs.iter().copied());
         check(&g, &model);
-        g.sort_each_by_key(|id| id);
+        g.sort_by_key_where(|_| true, |id| id);
         for v in &mut model {
             v.sort();
         }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::super::grouped::{Group, Grouped};
+use super::super::grouped::{Group, Grouped, OrderWatch};
 use super::super::index::Index;
 use super::super::thread_state::ThreadStateIndex;
 use super::categories::{is_perfetto_blocking_call, rule_at, rule_index, Category};
@@ -91,16 +91,12 @@ impl ThreadSlices {
         // Import order is time order per track, but for slices completed out of order
         // (unmatched ends). Which tracks are out of order is found in one pass in row order,
         // instead of reading each group's scattered rows.
-        let mut last: Vec<Option<(i64, u32)>> = vec![None; store.tracks.len()];
-        let mut unsure = vec![false; store.tracks.len()];
+        let mut order = OrderWatch::default();
         for s in slices.iter().filter(|s| utid_of(s.track_id).is_some()) {
-            let k = (s.ts, s.depth());
-            let t = s.track_id as usize;
-            unsure[t] |= last[t].is_some_and(|l| l > k);
-            last[t] = Some(k);
+            order.see(s.track_id as usize, (s.ts, s.depth()));
         }
         by_track.sort_by_key_where(
-            |t| unsure[t],
+            |t| order.unsure(t),
             |i| (slices[i as usize].ts, slices[i as usize].depth()),
         );
         ThreadSlices {
@@ -118,22 +114,17 @@ fn running_by_cpu(store: &Store) -> Grouped {
     };
     // One walk over the rows (the state code first, the whole row only for Running ones);
     // grouping then walks the short list twice. Rows are made as the sorted events arrive,
-    // so they usually come in time order: then so does every CPU's group, and checking each
-    // group (a read of scattered rows) is skipped.
+    // so each CPU's usually come in time order: only the CPUs whose did not are sorted.
     let mut ran: Vec<(u16, u32)> = Vec::new();
-    let mut in_order = true;
-    let mut last_ts = i64::MIN;
+    let mut order = OrderWatch::default();
     for i in (0..rows.len()).filter(|&i| rows.state(i) == Some(running)) {
         let r = rows.row(i);
         let Some(cpu) = r.cpu() else { continue };
-        in_order &= r.ts >= last_ts;
-        last_ts = r.ts;
+        order.see(usize::from(cpu), r.ts);
         ran.push((cpu, i as u32));
     }
     let mut by_cpu = Grouped::new(|| ran.iter().map(|&(cpu, i)| (usize::from(cpu), i)));
-    if !in_order {
-        by_cpu.sort_each_by_key(|i| rows.ts(i as usize));
-    }
+    by_cpu.sort_by_key_where(|cpu| order.unsure(cpu), |i| rows.ts(i as usize));
     by_cpu
 }
 
