@@ -31,12 +31,13 @@ fn detected(tag: &str, cfg: &InteractionsConfig, opts: &InteractionOptions) -> D
     let path = common::temp_file("interactions", &format!("{tag}.pftrace"), &t.trace.bytes);
     let loaded = load(&path, LoadOptions::all()).unwrap();
     let store = &loaded.store;
-    let frames = frames::build(&Index::new(store));
+    let idx = Index::new(store);
+    let frames = frames::build(&idx);
     let app = *frames
         .keys()
         .find(|&&u| store.processes[u as usize].pid == i64::from(cfg.synth.pid))
         .expect("the app has frames");
-    let found = detect(store, &frames, opts, None).unwrap();
+    let found = detect(store, &idx.named, &frames, opts, None).unwrap();
     Detected {
         t,
         app,

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use crate::analysis::named_slices::{Named, NamedSlices};
 use crate::store::{SliceId, Store, TrackScope, Upid, Utid};
 
 /// A slice reduced to what the frame model uses.
@@ -63,6 +64,8 @@ pub struct Index<'a> {
     pub phases: HashMap<(String, Phase), Vec<PhaseSlice>>,
     /// Child slices per parent slice (for hot spots), built on demand by the caller.
     pub children: HashMap<SliceId, Vec<SliceId>>,
+    /// The slices looked up by name, found in the one pass over the slice rows.
+    pub named: NamedSlices,
 }
 
 impl<'a> Index<'a> {
@@ -97,6 +100,7 @@ impl<'a> Index<'a> {
             draw_frames: HashMap::new(),
             phases: HashMap::new(),
             children: HashMap::new(),
+            named: NamedSlices::collect(store),
         };
         idx.collect_frame_slices();
         idx.collect_phases();
@@ -112,7 +116,8 @@ impl<'a> Index<'a> {
             is_do[i] = name.starts_with("Choreographer#doFrame") && !name.contains("resynced");
             is_draw[i] = name.starts_with("DrawFrame");
         }
-        for (id, r) in s.slices.iter().enumerate() {
+        for &id in self.named.ids(Named::FrameSlice) {
+            let r = &s.slices[id as usize];
             let Some(n) = r.name else { continue };
             let n = n.index() as usize;
             if !is_do[n] && !is_draw[n] {
@@ -128,7 +133,7 @@ impl<'a> Index<'a> {
                 continue;
             };
             let span = Span {
-                id: id as SliceId,
+                id,
                 ts: r.ts,
                 dur: r.dur,
             };

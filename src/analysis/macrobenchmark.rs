@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use super::frame_timing::{self, MbInput, MbSlice};
+use super::named_slices::{Named, NamedSlices};
 use super::report_model::MacrobenchmarkBlock;
 use super::summary::Dist;
 use crate::store::{Store, TrackScope, Upid};
@@ -37,6 +38,7 @@ pub fn process_matches_package(name: &str, pkg: &str) -> bool {
 /// pass over the slices: 0 = UI, 1 = RenderThread, 2 = actual, 3 = expected.
 fn rows_by_process(
     store: &Store,
+    named: &NamedSlices,
     keep: impl Fn(Upid) -> bool,
 ) -> HashMap<Upid, Vec<(u8, MbSlice)>> {
     let mut rows: HashMap<Upid, Vec<(u8, MbSlice)>> = HashMap::new();
@@ -45,7 +47,8 @@ fn rows_by_process(
     // each thread's RenderThread test.
     let mut kind_of_name: Vec<Option<Option<u8>>> = vec![None; store.strings.len()];
     let mut render_thread: Vec<Option<bool>> = vec![None; store.threads.len()];
-    for s in &store.slices {
+    for &id in named.ids(Named::FrameSlice) {
+        let s = &store.slices[id as usize];
         let Some(n) = s.name else { continue };
         let kind = *kind_of_name[n.index() as usize].get_or_insert_with(|| {
             let name = store.str(n);
@@ -121,9 +124,9 @@ fn to_input(mut rows: Vec<(u8, MbSlice)>) -> MbInput {
 }
 
 /// The inputs of Macrobenchmark's query for the given processes together (a package).
-pub fn input_for(store: &Store, upids: &[Upid]) -> MbInput {
+pub fn input_for(store: &Store, named: &NamedSlices, upids: &[Upid]) -> MbInput {
     to_input(
-        rows_by_process(store, |u| upids.contains(&u))
+        rows_by_process(store, named, |u| upids.contains(&u))
             .into_values()
             .flatten()
             .collect(),
@@ -131,8 +134,8 @@ pub fn input_for(store: &Store, upids: &[Upid]) -> MbInput {
 }
 
 /// Each process's inputs, in one pass over the trace.
-pub fn inputs_by_process(store: &Store) -> HashMap<Upid, MbInput> {
-    rows_by_process(store, |_| true)
+pub fn inputs_by_process(store: &Store, named: &NamedSlices) -> HashMap<Upid, MbInput> {
+    rows_by_process(store, named, |_| true)
         .into_iter()
         .map(|(u, r)| (u, to_input(r)))
         .collect()
@@ -252,13 +255,14 @@ mod tests {
         let sf = t.process(300, "/system/bin/surfaceflinger");
         t.timeline(timeline(sf, true), 3 * MS, MS);
 
-        let input = input_for(&t.store, &[APP]);
+        let named = NamedSlices::collect(&t.store);
+        let input = input_for(&t.store, &named, &[APP]);
         assert_eq!(input.ui, [slice("Choreographer#doFrame 10", 0, 5 * MS)]);
         assert_eq!(input.rt, [slice("DrawFrames 10", 5 * MS, 5 * MS)]);
         assert_eq!(input.actual, [slice("actual 10", 0, 17 * MS)]);
         assert_eq!(input.expected, [slice("expected 10", 0, 16 * MS)]);
 
-        let all = inputs_by_process(&t.store);
+        let all = inputs_by_process(&t.store, &named);
         assert_eq!(all.len(), 3);
         assert_eq!(all[&APP].rt, input.rt);
         assert_eq!(

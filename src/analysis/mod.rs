@@ -18,6 +18,7 @@ pub mod inventory;
 pub mod jank;
 pub mod macrobenchmark;
 pub mod monitor_contention_name;
+pub mod named_slices;
 pub mod perfetto_stats;
 pub mod process_verdicts;
 pub mod reconcile;
@@ -205,7 +206,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         let states = ThreadStateIndex::all(store);
         let ahead = Ahead {
             vsync: refresh::VsyncTimeline::new(store),
-            mb_inputs: macrobenchmark::inputs_by_process(store),
+            mb_inputs: macrobenchmark::inputs_by_process(store, &idx.named),
             // Built on first use otherwise: only janky frames read them.
             lookups: match &db {
                 Ok(h) if !h.is_finished() && !by_process.is_empty() => {
@@ -235,6 +236,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     // these.
     let (detected, mut membership) = interactions::summary::select(
         store,
+        &idx.named,
         &mut by_process,
         range,
         &opts.interactions,

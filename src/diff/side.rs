@@ -89,7 +89,7 @@ pub fn windows_of(path: &Path, opts: &SideOptions) -> Result<(Vec<Window>, Vec<S
     );
     let idx = Index::new(store);
     let model = frames::build(&idx);
-    let found = detect(store, &model, &opts.interactions, None)
+    let found = detect(store, &idx.named, &model, &opts.interactions, None)
         .with_context(|| format!("detecting interactions in {}", path.display()))?;
     let states = ThreadStateIndex::all(store);
     let ctx = Ctx::new(&idx, &states);

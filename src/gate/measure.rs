@@ -12,6 +12,7 @@ use crate::analysis::index::Index;
 use crate::analysis::interactions::summary::select;
 use crate::analysis::interactions::InteractionOptions;
 use crate::analysis::macrobenchmark::{input_for, inputs_by_process, process_matches_package};
+use crate::analysis::named_slices::NamedSlices;
 use crate::analysis::refresh::{PeriodSource, VsyncTimeline};
 use crate::analysis::time_range::{RangeReport, RangeSpec};
 use crate::analysis::trust::{self, Reason};
@@ -76,7 +77,7 @@ fn shared_components(a: &str, b: &str) -> usize {
 pub fn infer_package(store: &crate::store::Store, test_package: &str) -> anyhow::Result<String> {
     let mut best: Option<(usize, usize, String)> = None;
     let mut seen: Vec<String> = Vec::new();
-    for (upid, input) in inputs_by_process(store) {
+    for (upid, input) in inputs_by_process(store, &NamedSlices::collect(store)) {
         if input.ui.is_empty() || input.rt.is_empty() {
             continue;
         }
@@ -158,7 +159,7 @@ pub fn measure_selected(
     let idx = Index::new(store);
     let mut model = frames::build(&idx);
     // The same frames analyze keeps for the range and interactions.
-    let (detected, _) = select(store, &mut model, span, interactions, None);
+    let (detected, _) = select(store, &idx.named, &mut model, span, interactions, None);
     if let Err(e) = detected {
         it.warnings
             .push(format!("interactions could not be detected: {e:#}"));
@@ -171,7 +172,7 @@ pub fn measure_selected(
                 .filter_map(|f| f.ui.map(|u| u.ts))
                 .collect()
         });
-    match frame_timing::frames(&input_for(store, &upids).within(span), api) {
+    match frame_timing::frames(&input_for(store, &idx.named, &upids).within(span), api) {
         Ok(fs) => {
             it.mb_frames = fs
                 .iter()

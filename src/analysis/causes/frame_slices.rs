@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use super::context::Ctx;
 use crate::analysis::frame_model::Frame;
 use crate::analysis::index::{frame_id_of, Span};
+use crate::analysis::named_slices::Named;
 use crate::store::{SliceId, Upid};
 
 /// How the chain found its frame slices.
@@ -44,14 +45,16 @@ impl ByVsync {
             })
             .collect();
         let mut out = ByVsync::default();
-        for (id, s) in store.slices.iter().enumerate() {
-            let Some(name) = s.name else { continue };
+        for &id in ctx.idx.named.ids(Named::FrameSlice) {
+            let Some(name) = store.slices[id as usize].name else {
+                continue;
+            };
             let k = kind[name.index() as usize];
             if k == 0 {
                 continue;
             }
             let Some(upid) = ctx
-                .utid_of_slice(id as SliceId)
+                .utid_of_slice(id)
                 .and_then(|u| store.threads[u as usize].upid)
             else {
                 continue;
@@ -66,7 +69,7 @@ impl ByVsync {
             } else {
                 &mut out.draw_frames
             };
-            map.entry((upid, vsync)).or_default().push(id as SliceId);
+            map.entry((upid, vsync)).or_default().push(id);
         }
         out
     }

@@ -13,7 +13,9 @@ mod bursts;
 mod cuj;
 pub use cuj::ensure_cuj_module;
 mod slices;
+pub use slices::SCROLL_SLICES;
 mod startup;
+pub use startup::is_launch_marker;
 pub mod summary;
 
 use std::collections::{BTreeMap, HashMap};
@@ -22,6 +24,7 @@ use serde::Serialize;
 
 use super::frame_model::Frame;
 use super::glob::glob;
+use super::named_slices::NamedSlices;
 use crate::store::{Store, Upid};
 
 /// Where an interaction comes from; the order is the priority (first wins a frame).
@@ -104,6 +107,7 @@ fn covers(ts: i64, end: i64, f: &Frame) -> bool {
 /// Every interaction of every process that has frames, sorted by (upid, ts); deterministic.
 pub fn detect(
     store: &Store,
+    named: &NamedSlices,
     frames: &HashMap<Upid, Vec<Frame>>,
     opts: &InteractionOptions,
     frame_db: Option<&rusqlite::Connection>,
@@ -112,10 +116,11 @@ pub fn detect(
     windows.extend(slices::sections(store, frames, &opts.sections));
     windows.extend(slices::scrolls(
         store,
+        named,
         frames,
         opts.idle_gap_ns.unwrap_or(DEFAULT_IDLE_GAP_NS),
     ));
-    windows.extend(startup::windows(store, frames));
+    windows.extend(startup::windows(store, named, frames));
     windows.sort_by(|a, b| {
         (a.source, a.upid, a.ts, a.dur, &a.label).cmp(&(b.source, b.upid, b.ts, b.dur, &b.label))
     });

@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use super::{InteractionSource, Window};
 use crate::analysis::frame_model::Frame;
 use crate::analysis::glob::glob;
-use crate::store::{Store, TrackId, TrackScope, Upid};
+use crate::analysis::named_slices::{Named, NamedSlices};
+use crate::store::{SliceId, Store, TrackId, TrackScope, Upid};
 
 /// Slice names that mark a scroll step.
 pub const SCROLL_SLICES: &[&str] = &["RV Scroll"];
@@ -23,10 +24,11 @@ fn track_upid(store: &Store, track: TrackId) -> Option<Upid> {
     }
 }
 
-/// Slices of processes with frames whose name passes `wanted`: (upid, name, ts, end); an
-/// unfinished slice lasts to the end of the trace.
+/// Among the slices `ids` (in id order), those of processes with frames whose name passes
+/// `wanted`: (upid, name, ts, end); an unfinished slice lasts to the end of the trace.
 fn app_slices<'a>(
     store: &'a Store,
+    ids: impl Iterator<Item = SliceId>,
     frames: &HashMap<Upid, Vec<Frame>>,
     wanted: impl Fn(&str) -> bool,
 ) -> Vec<(Upid, &'a str, i64, i64)> {
@@ -34,7 +36,8 @@ fn app_slices<'a>(
     // The trace's end scans every row: only worked out for an unfinished slice.
     let mut trace_end = None;
     let mut out = Vec::new();
-    for s in &store.slices {
+    for id in ids {
+        let s = &store.slices[id as usize];
         let Some(n) = s.name.filter(|n| names[n.index() as usize]) else {
             continue;
         };
@@ -59,7 +62,8 @@ pub(super) fn sections(
     if globs.is_empty() {
         return Vec::new();
     }
-    app_slices(store, frames, |n| globs.iter().any(|g| glob(g, n)))
+    let all = 0..store.slices.len() as SliceId;
+    app_slices(store, all, frames, |n| globs.iter().any(|g| glob(g, n)))
         .into_iter()
         .map(|(upid, name, ts, end)| Window {
             upid,
@@ -74,11 +78,13 @@ pub(super) fn sections(
 
 pub(super) fn scrolls(
     store: &Store,
+    named: &NamedSlices,
     frames: &HashMap<Upid, Vec<Frame>>,
     gap_ns: i64,
 ) -> Vec<Window> {
     let mut by_key: BTreeMap<(Upid, &str), Vec<(i64, i64)>> = BTreeMap::new();
-    for (upid, name, ts, end) in app_slices(store, frames, |n| SCROLL_SLICES.contains(&n)) {
+    let ids = named.ids(Named::Scroll).iter().copied();
+    for (upid, name, ts, end) in app_slices(store, ids, frames, |n| SCROLL_SLICES.contains(&n)) {
         by_key.entry((upid, name)).or_default().push((ts, end));
     }
     let mut out = Vec::new();

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use super::{InteractionSource, Window};
 use crate::analysis::frame_model::Frame;
+use crate::analysis::named_slices::{Named, NamedSlices};
 use crate::store::{Store, Upid};
 
 /// The launch number of `launchingActivity#N` (None for any other name, the markers too).
@@ -38,6 +39,11 @@ enum Marker<'a> {
     Launching(&'a str),
 }
 
+/// Whether a slice name is any of the launch markers.
+pub fn is_launch_marker(name: &str) -> bool {
+    !matches!(marker(name), Marker::None)
+}
+
 fn marker(name: &str) -> Marker<'_> {
     if let Some(n) = launch_number(name) {
         Marker::Launch(n)
@@ -51,18 +57,16 @@ fn marker(name: &str) -> Marker<'_> {
 }
 
 /// (package, ts, end) of every launch in the trace.
-fn launches(store: &Store) -> Vec<(String, i64, i64)> {
-    // Each distinct name is read once (a trace has far fewer names than slices), and the
-    // slices are walked once, matched by name id.
-    let markers: Vec<Marker<'_>> = store.strings.iter().map(marker).collect();
+fn launches(store: &Store, candidates: &NamedSlices) -> Vec<(String, i64, i64)> {
     let mut packages: HashMap<&str, &str> = HashMap::new();
     // (launch number, ts, end) of the Android 13+ launches; (package, ts, end) of the older.
     let mut numbered: Vec<(&str, i64, i64)> = Vec::new();
     let mut named: Vec<(&str, i64, i64)> = Vec::new();
-    for s in &store.slices {
+    for &id in candidates.ids(Named::Launch) {
+        let s = &store.slices[id as usize];
         let Some(name) = s.name else { continue };
         let ended = s.dur >= 0;
-        match markers[name.index() as usize] {
+        match marker(store.str(name)) {
             Marker::None => {}
             Marker::Completed(n, pkg) => {
                 packages.insert(n, pkg);
@@ -85,8 +89,12 @@ fn launches(store: &Store) -> Vec<(String, i64, i64)> {
         .collect()
 }
 
-pub(super) fn windows(store: &Store, frames: &HashMap<Upid, Vec<Frame>>) -> Vec<Window> {
-    let launches = launches(store);
+pub(super) fn windows(
+    store: &Store,
+    named: &NamedSlices,
+    frames: &HashMap<Upid, Vec<Frame>>,
+) -> Vec<Window> {
+    let launches = launches(store, named);
     let mut out = Vec::new();
     for &upid in frames.keys() {
         let Some(pname) = store.opt_str(store.processes[upid as usize].name) else {

@@ -38,12 +38,13 @@ pub fn membership(frames: &HashMap<Upid, Vec<Frame>>, list: &[Interaction]) -> M
 /// kept frames; a process left without frames goes.
 pub fn select(
     store: &crate::store::Store,
+    named: &crate::analysis::named_slices::NamedSlices,
     by_process: &mut HashMap<Upid, Vec<Frame>>,
     range: crate::analysis::time_range::TimeRange,
     opts: &super::InteractionOptions,
     frame_db: Option<&rusqlite::Connection>,
 ) -> (anyhow::Result<Vec<Interaction>>, Membership) {
-    let detected = super::detect(store, by_process, opts, frame_db);
+    let detected = super::detect(store, named, by_process, opts, frame_db);
     let list = detected.as_deref().unwrap_or(&[]);
     let mut member = membership(by_process, list);
     let globs = &opts.sections;
