@@ -324,8 +324,8 @@ fn analysis_store(t: &std::path::Path) -> frameprobe::store::Store {
         .store
 }
 
-/// `analyze` builds the two largest cause lookups ahead while the frame database is still
-/// being built, else on first use (which one depends on timing): both must answer alike.
+/// `analyze` builds the shared cause lookups ahead while the frame database is still being
+/// built, else on first use (which one depends on timing): both must answer alike.
 #[test]
 fn lookups_built_ahead_answer_as_those_built_on_first_use() {
     use frameprobe::analysis::causes::context::{Ctx, Prebuilt};
@@ -335,7 +335,7 @@ fn lookups_built_ahead_answer_as_those_built_on_first_use() {
         let store = analysis_store(t);
         let (idx, states) = (Index::new(&store), ThreadStateIndex::all(&store));
         let on_first_use = Ctx::new(&idx, &states);
-        let ahead = Ctx::new(&idx, &states).with_prebuilt(Some(Prebuilt::build(&store)));
+        let ahead = Ctx::new(&idx, &states).with_prebuilt(Some(Prebuilt::build(&idx)));
         let (start, end) = store.bounds();
         let step = (end - start) / 7;
         let (mut slices, mut running) = (0, 0);
@@ -358,8 +358,25 @@ fn lookups_built_ahead_answer_as_those_built_on_first_use() {
             assert_eq!(got, want, "{} cpu {cpu}", t.display());
             running += want.len();
         }
+        let frames = |c: &Ctx| {
+            let by = c.by_vsync();
+            let mut v: Vec<_> = (by.do_frames.iter().map(|(k, ids)| (0, *k, ids.clone())))
+                .chain(by.draw_frames.iter().map(|(k, ids)| (1, *k, ids.clone())))
+                .collect();
+            v.sort();
+            v
+        };
+        let by_vsync = frames(&on_first_use);
+        assert_eq!(frames(&ahead), by_vsync, "{}", t.display());
+        let flows: Vec<_> = (0..store.slices.len() as u32)
+            .map(|id| on_first_use.flow_from(id))
+            .collect();
+        let flows_ahead: Vec<_> = (0..store.slices.len() as u32)
+            .map(|id| ahead.flow_from(id))
+            .collect();
+        assert_eq!(flows_ahead, flows, "{}", t.display());
         assert!(
-            slices > 0 && running > 0,
+            slices > 0 && running > 0 && !by_vsync.is_empty() && flows.iter().any(Option::is_some),
             "{}: nothing compared",
             t.display()
         );

@@ -210,7 +210,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             // Built on first use otherwise: only janky frames read them.
             lookups: match &db {
                 Ok(h) if !h.is_finished() && !by_process.is_empty() => {
-                    Some(causes::context::Prebuilt::build(store))
+                    Some(causes::context::Prebuilt::build(&idx))
                 }
                 _ => None,
             },

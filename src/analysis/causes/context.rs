@@ -10,6 +10,8 @@ use super::super::grouped::{Group, Grouped, OrderWatch};
 use super::super::index::Index;
 use super::super::thread_state::ThreadStateIndex;
 use super::categories::{is_perfetto_blocking_call, rule_at, rule_index, Category};
+use super::cpu::CpuCounters;
+use super::frame_slices::ByVsync;
 use super::model::ThreadRef;
 use crate::analysis::slice_name::standardize;
 use crate::store::{SliceId, Store, TrackScope, Upid, Utid};
@@ -34,26 +36,45 @@ pub struct Ctx<'a> {
     blocking_name: OnceLock<Vec<OnceLock<Option<Arc<str>>>>>,
     flows_out: OnceLock<HashMap<SliceId, SliceId>>,
     running_by_cpu: OnceLock<Grouped>,
-    pub(super) cpu_counters: OnceLock<super::cpu::CpuCounters>,
-    by_vsync: OnceLock<super::frame_slices::ByVsync>,
+    pub(super) cpu_counters: OnceLock<CpuCounters>,
+    by_vsync: OnceLock<ByVsync>,
     /// Perfetto's boundaries of the frames inside CUJs (empty without CUJs).
     pub cuj_frames: super::cuj::CujFrames,
 }
 
-/// The two largest lookups, which need only the store: `analyze` builds them ahead while
-/// the other core is still busy, instead of on first use.
+/// The lookups shared by every process's chains, which need only the store and the index:
+/// `analyze` builds them ahead while the other core is still busy, instead of on first use
+/// inside the per-process loop, where the first worker to need one builds it while the
+/// other may wait for it.
 pub struct Prebuilt {
     slices: ThreadSlices,
     running_by_cpu: Grouped,
+    by_vsync: ByVsync,
+    flows_out: HashMap<SliceId, SliceId>,
+    cpu_counters: CpuCounters,
 }
 
 impl Prebuilt {
-    pub fn build(store: &Store) -> Self {
+    pub fn build(idx: &Index<'_>) -> Self {
+        let store = idx.store;
+        let utid_of_track = thread_track_utids(store);
         Prebuilt {
-            slices: ThreadSlices::build(store, &thread_track_utids(store)),
+            slices: ThreadSlices::build(store, &utid_of_track),
             running_by_cpu: running_by_cpu(store),
+            by_vsync: ByVsync::build(idx, &utid_of_track),
+            flows_out: flows_out(store),
+            cpu_counters: CpuCounters::build(store),
         }
     }
+}
+
+/// The slice each flow leaves from, to the slice it reaches.
+fn flows_out(store: &Store) -> HashMap<SliceId, SliceId> {
+    store
+        .flows
+        .iter()
+        .map(|f| (f.slice_out, f.slice_in))
+        .collect()
 }
 
 /// The thread of each thread slice track.
@@ -155,6 +176,9 @@ impl<'a> Ctx<'a> {
         if let Some(p) = prebuilt {
             let _ = self.slices.set(p.slices);
             let _ = self.running_by_cpu.set(p.running_by_cpu);
+            let _ = self.by_vsync.set(p.by_vsync);
+            let _ = self.flows_out.set(p.flows_out);
+            let _ = self.cpu_counters.set(p.cpu_counters);
         }
         self
     }
@@ -178,7 +202,7 @@ impl<'a> Ctx<'a> {
     /// Every process's doFrame / DrawFrame slices by vsync id, on any thread.
     pub fn by_vsync(&self) -> &super::frame_slices::ByVsync {
         self.by_vsync
-            .get_or_init(|| super::frame_slices::ByVsync::build(self))
+            .get_or_init(|| ByVsync::build(self.idx, &self.utid_of_track))
     }
 
     /// End of a slice; an unfinished one lasts forever.
@@ -289,13 +313,7 @@ impl<'a> Ctx<'a> {
     /// The slice a flow leaves `id` for (binder transaction -> binder reply).
     pub fn flow_from(&self, id: SliceId) -> Option<SliceId> {
         self.flows_out
-            .get_or_init(|| {
-                self.store
-                    .flows
-                    .iter()
-                    .map(|f| (f.slice_out, f.slice_in))
-                    .collect()
-            })
+            .get_or_init(|| flows_out(self.store))
             .get(&id)
             .copied()
     }

@@ -11,9 +11,9 @@ use std::collections::HashMap;
 
 use super::context::Ctx;
 use crate::analysis::frame_model::Frame;
-use crate::analysis::index::{frame_id_of, Span};
+use crate::analysis::index::{frame_id_of, Index, Span};
 use crate::analysis::named_slices::Named;
-use crate::store::{SliceId, Upid};
+use crate::store::{SliceId, Upid, Utid};
 
 /// How the chain found its frame slices.
 pub const BY_FRAME_MODEL: &str = "frame_model";
@@ -28,8 +28,9 @@ pub struct ByVsync {
 }
 
 impl ByVsync {
-    pub fn build(ctx: &Ctx<'_>) -> Self {
-        let store = ctx.store;
+    /// `utid_of_track`: the thread of each thread slice track.
+    pub fn build(idx: &Index<'_>, utid_of_track: &[Option<Utid>]) -> Self {
+        let store = idx.store;
         // 0: neither, 1: doFrame, 2: DrawFrame; decided once per interned name.
         let kind: Vec<u8> = store
             .strings
@@ -45,16 +46,17 @@ impl ByVsync {
             })
             .collect();
         let mut out = ByVsync::default();
-        for &id in ctx.idx.named.ids(Named::FrameSlice) {
-            let Some(name) = store.slices[id as usize].name else {
-                continue;
-            };
+        for &id in idx.named.ids(Named::FrameSlice) {
+            let s = &store.slices[id as usize];
+            let Some(name) = s.name else { continue };
             let k = kind[name.index() as usize];
             if k == 0 {
                 continue;
             }
-            let Some(upid) = ctx
-                .utid_of_slice(id)
+            let Some(upid) = utid_of_track
+                .get(s.track_id as usize)
+                .copied()
+                .flatten()
                 .and_then(|u| store.threads[u as usize].upid)
             else {
                 continue;
