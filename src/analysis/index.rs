@@ -70,6 +70,11 @@ pub struct Index<'a> {
 
 impl<'a> Index<'a> {
     pub fn new(store: &'a Store) -> Self {
+        Index::with_named(store, NamedSlices::collect(store))
+    }
+
+    /// With the slices looked up by name already found.
+    pub fn with_named(store: &'a Store, named: NamedSlices) -> Self {
         let mut utid_of_track = HashMap::new();
         for (i, t) in store.tracks.iter().enumerate() {
             if let TrackScope::Thread(u) = t.scope {
@@ -100,7 +105,7 @@ impl<'a> Index<'a> {
             draw_frames: HashMap::new(),
             phases: HashMap::new(),
             children: HashMap::new(),
-            named: NamedSlices::collect(store),
+            named,
         };
         idx.collect_frame_slices();
         idx.collect_phases();

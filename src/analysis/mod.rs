@@ -38,9 +38,11 @@ pub mod work_list;
 use std::collections::{BTreeMap, HashSet};
 
 use crate::store::android_version::{parse_fingerprint, sdk_for_release};
+use crate::store::sqlite::frame_db_slice_ids;
 use crate::store::{MetaValue, Store, Upid};
 use frame_model::Frame;
 use index::Index;
+use named_slices::{Named, NamedSlices};
 use report_model::*;
 use thread_state::ThreadStateIndex;
 use units::{ms, ms_since};
@@ -187,20 +189,32 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     // inserts), the frame model, the thread states and what else needs only the store.
     let (bounds_to_db, bounds_for_db) = std::sync::mpsc::sync_channel(1);
     let bounds_for_db = std::sync::Mutex::new(bounds_for_db);
+    let (ids_to_db, ids_for_db) = std::sync::mpsc::sync_channel(1);
+    let ids_for_db = std::sync::Mutex::new(ids_for_db);
     let (db, bounds, range, idx, mut by_process, states, ahead) = std::thread::scope(|s| {
-        let work =
-            || perfetto_stats::FrameDbWork::run(store, || bounds_for_db.lock().ok()?.recv().ok());
+        let work = || {
+            perfetto_stats::FrameDbWork::run(
+                store,
+                || ids_for_db.lock().ok()?.recv().ok(),
+                || bounds_for_db.lock().ok()?.recv().ok(),
+            )
+        };
         // SQLite's parser recurses: a stack as large as the per-trace workers' own.
         let db = std::thread::Builder::new()
             .stack_size(64 << 20)
             .spawn_scoped(s, work);
-        // Moved in, so that a panic here drops it and the database's thread stops waiting.
-        let bounds_to_db = bounds_to_db;
+        // Moved in, so that a panic here drops them and the database's thread stops waiting.
+        let (ids_to_db, bounds_to_db) = (ids_to_db, bounds_to_db);
+        // The database's slices are found among the named ones the index needs too: here,
+        // because the database's side is the longer one (docs/speed.md, eleventh round).
+        let named = NamedSlices::collect(store);
+        let candidates = [Named::FrameSlice, Named::Cuj].map(|n| named.ids(n).iter().copied());
+        let _ = ids_to_db.try_send(frame_db_slice_ids(store, candidates.into_iter().flatten()));
         let bounds = store.bounds();
         let range = opts.range.resolve(bounds.0);
         // Never full: one message, received at most once.
         let _ = bounds_to_db.try_send((bounds, range));
-        let idx = Index::new(store);
+        let idx = Index::with_named(store, named);
         let by_process = frames::build(&idx);
         // Every thread's states: the causes follow binder servers, lock owners and GC threads.
         let states = ThreadStateIndex::all(store);

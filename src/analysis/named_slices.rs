@@ -1,5 +1,5 @@
-//! The slices several readers look up by name (frame slices, launch markers, scroll
-//! steps), found in one pass over the slice rows. Each reader used to pass over every row
+//! The slices several readers look up by name (frame slices, CUJ slices, launch markers,
+//! scroll steps), found in one pass over the slice rows. Each reader used to pass over every row
 //! itself, about 6.5 ms each on the 202 MB benchmark trace (docs/speed.md, "CPU, eleventh
 //! round"). The tests here are deliberately loose: every reader still applies its own exact
 //! rule to the candidates, so a test only has to accept everything its readers accept.
@@ -13,13 +13,15 @@ pub enum Named {
     /// `Choreographer#doFrame*` and `DrawFrame*`, in any ASCII case: the frame index and
     /// cause chains match them by prefix, Macrobenchmark by a case-insensitive LIKE.
     FrameSlice,
+    /// CUJ slices and their FrameTracker markers (`J<…>`, `FT#…`), for the frame database.
+    Cuj,
     /// The launch markers of `android.startup.startups`.
     Launch,
     /// Scroll steps (`RV Scroll`).
     Scroll,
 }
 
-const ALL: [Named; 3] = [Named::FrameSlice, Named::Launch, Named::Scroll];
+const ALL: [Named; 4] = [Named::FrameSlice, Named::Cuj, Named::Launch, Named::Scroll];
 
 impl Named {
     fn accepts(self, name: &str) -> bool {
@@ -28,6 +30,7 @@ impl Named {
                 has_prefix_ignoring_case(name, "Choreographer#doFrame")
                     || has_prefix_ignoring_case(name, "DrawFrame")
             }
+            Named::Cuj => name.starts_with("J<") || name.starts_with("FT#"),
             Named::Launch => is_launch_marker(name),
             Named::Scroll => SCROLL_SLICES.contains(&name),
         }
@@ -116,9 +119,12 @@ mod tests {
             "launchingActivity#3:completed:com.example",
             "launching: com.example",
             "inflate",
+            "J<SHADE_EXPAND_COLLAPSE>",
+            "FT#layerId#0",
         ]);
         let named = NamedSlices::collect(&s);
         assert_eq!(named.ids(Named::FrameSlice), &[0, 2, 4, 5]);
+        assert_eq!(named.ids(Named::Cuj), &[11, 12]);
         assert_eq!(named.ids(Named::Scroll), &[1]);
         assert_eq!(named.ids(Named::Launch), &[3, 8, 9]);
     }

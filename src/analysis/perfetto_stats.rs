@@ -9,8 +9,8 @@ use rusqlite::Connection;
 
 use super::report_model::PerfettoFrameStats;
 use super::time_range::TimeRange;
-use crate::store::sqlite::{to_connection_bounds_later, ExportOptions};
-use crate::store::{Store, Upid};
+use crate::store::sqlite::{to_connection_later, ExportOptions, FromCaller};
+use crate::store::{SliceId, Store, Upid};
 
 /// The stdlib's verdict on one frame id of one process (its rows merged: the overrun is the
 /// frame id's; CPU time is the largest of its doFrames').
@@ -43,13 +43,17 @@ pub struct StdlibStats {
 /// The small database of the frame (and CUJ) slices the stdlib frame tables read, with
 /// those tables built; `analyze` builds it once for the frame stats and the CUJ boundaries.
 pub fn frame_db(store: &Store, bounds: Option<(i64, i64)>) -> Result<Connection> {
-    frame_db_bounds_later(store, || bounds)
+    let later = FromCaller {
+        frame_slice_ids: || None,
+        bounds: || bounds,
+    };
+    frame_db_later(store, later)
 }
 
-/// [`frame_db`] with the bounds asked for once the rows are written.
-fn frame_db_bounds_later(
+/// [`frame_db`] with inputs the caller works out meanwhile.
+fn frame_db_later(
     store: &Store,
-    bounds: impl FnOnce() -> Option<(i64, i64)>,
+    later: FromCaller<impl FnOnce() -> Option<Vec<SliceId>>, impl FnOnce() -> Option<(i64, i64)>>,
 ) -> Result<Connection> {
     let opts = ExportOptions {
         bounds: None,
@@ -60,7 +64,7 @@ fn frame_db_bounds_later(
         thread_state: false,
         args: false,
     };
-    let conn = to_connection_bounds_later(store, opts, bounds)?;
+    let conn = to_connection_later(store, opts, later)?;
     super::stdlib::ensure_frames_module(&conn)?;
     Ok(conn)
 }
@@ -75,19 +79,26 @@ pub struct FrameDbWork {
 }
 
 impl FrameDbWork {
-    /// `bounds_and_range` gives the store's `trace_bounds` and the analysed range, which the
-    /// caller computes meanwhile: they are first needed once the rows are written. None
-    /// (the caller is gone) stands for the store's bounds and the whole trace.
+    /// The caller computes meanwhile the database's slice ids
+    /// ([`crate::store::sqlite::frame_db_slice_ids`]), needed before the slices are written,
+    /// and `bounds_and_range`, the store's `trace_bounds` and the analysed range, first
+    /// needed once the rows are written. None (the caller is gone) stands for the ids
+    /// found here, the store's bounds and the whole trace.
     pub fn run(
         store: &Store,
+        frame_slice_ids: impl FnOnce() -> Option<Vec<SliceId>>,
         bounds_and_range: impl FnOnce() -> Option<((i64, i64), TimeRange)>,
     ) -> FrameDbWork {
         let mut range = TimeRange::default();
-        let conn = frame_db_bounds_later(store, || {
-            let (bounds, r) = bounds_and_range()?;
-            range = r;
-            Some(bounds)
-        });
+        let later = FromCaller {
+            frame_slice_ids,
+            bounds: || {
+                let (bounds, r) = bounds_and_range()?;
+                range = r;
+                Some(bounds)
+            },
+        };
+        let conn = frame_db_later(store, later);
         let (stats, cuj_frames) = match &conn {
             Ok(c) => (
                 compute_on(c, range),

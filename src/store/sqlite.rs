@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, ToSql};
 use super::args::ArgValue;
 use super::in_place_tables::{COUNTER_TABLE, SCHED_TABLE, SLICE_TABLE, THREAD_STATE_TABLE};
 use super::virtual_table::{Cell, TableDef};
-use super::{EventType, FrameTimelineRow, MetaValue, Store, TrackScope};
+use super::{EventType, FrameTimelineRow, MetaValue, SliceId, Store, TrackScope};
 
 const SCHEMA: &str = include_str!("schema.sql");
 
@@ -168,19 +168,37 @@ fn opt_str(s: &Store, id: Option<super::strings::StrId>) -> Option<&str> {
 
 /// Builds an in-memory database holding the store.
 pub fn to_connection(store: &Store, opts: ExportOptions) -> rusqlite::Result<Connection> {
-    to_connection_bounds_later(store, opts, || opts.bounds)
+    let later = FromCaller {
+        frame_slice_ids: || None,
+        bounds: || opts.bounds,
+    };
+    to_connection_later(store, opts, later)
 }
 
-/// [`to_connection`] for a caller that learns the trace bounds while the rows are written:
-/// `bounds` is asked only once they are (None: the store's own).
-pub fn to_connection_bounds_later(
+/// What a caller that builds the database beside its own work hands over, each asked only
+/// when it is needed; None: worked out here.
+pub struct FromCaller<F, B> {
+    /// [`frame_db_slice_ids`], asked before the slices are written.
+    pub frame_slice_ids: F,
+    /// The trace bounds, asked once the rows are written (None: the store's own).
+    pub bounds: B,
+}
+
+/// [`to_connection`] for a caller that works out some of its inputs meanwhile.
+pub fn to_connection_later(
     store: &Store,
     opts: ExportOptions,
-    bounds: impl FnOnce() -> Option<(i64, i64)>,
+    later: FromCaller<impl FnOnce() -> Option<Vec<SliceId>>, impl FnOnce() -> Option<(i64, i64)>>,
 ) -> rusqlite::Result<Connection> {
     let conn = with_schema()?;
-    write_rows(&conn, store, opts, LargeTables::Copied)?;
-    let bounds = bounds();
+    write_rows(
+        &conn,
+        store,
+        opts,
+        LargeTables::Copied,
+        later.frame_slice_ids,
+    )?;
+    let bounds = (later.bounds)();
     finish(&conn, store, ExportOptions { bounds, ..opts })?;
     Ok(conn)
 }
@@ -194,7 +212,7 @@ pub fn to_shared_connection(
     opts: ExportOptions,
 ) -> rusqlite::Result<Connection> {
     let conn = with_schema()?;
-    write_rows(&conn, &store, opts, LargeTables::InPlace)?;
+    write_rows(&conn, &store, opts, LargeTables::InPlace, || None)?;
     let served = [
         (
             opts.slices && !opts.only_frame_slices,
@@ -240,11 +258,13 @@ enum LargeTables {
     InPlace,
 }
 
+/// `frame_slice_ids`: [`frame_db_slice_ids`] when the caller has them.
 fn write_rows(
     conn: &Connection,
     s: &Store,
     opts: ExportOptions,
     large: LargeTables,
+    frame_slice_ids: impl FnOnce() -> Option<Vec<SliceId>>,
 ) -> rusqlite::Result<()> {
     let copied = large == LargeTables::Copied;
     conn.execute_batch("BEGIN")?;
@@ -319,7 +339,9 @@ fn write_rows(
                 copy_table(conn, s, "__intrinsic_slice", &SLICE_TABLE)?;
             }
             if opts.only_frame_slices {
-                write_frame_slices(conn, s)?;
+                let ids = frame_slice_ids()
+                    .unwrap_or_else(|| frame_db_slice_ids(s, 0..s.slices.len() as SliceId));
+                write_frame_slices(conn, s, &ids)?;
             }
             write_frame_tables(conn, s)?;
             // The frame modules read no flows, and most flows join slices a frame-slice
@@ -402,20 +424,27 @@ fn bind_cells(
     Ok(())
 }
 
-/// Only the slices the frame tables use ([`ExportOptions::only_frame_slices`]), under their
-/// own ids.
-fn write_frame_slices(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
-    let cols: Vec<&str> = SLICE_TABLE.columns.iter().map(|c| c.0).collect();
+/// The slices a frame database holds ([`ExportOptions::only_frame_slices`]), in id order:
+/// the FrameTimeline slices, and those among `candidates` named as frame or CUJ slices.
+pub fn frame_db_slice_ids(
+    s: &Store,
+    candidates: impl IntoIterator<Item = SliceId>,
+) -> Vec<SliceId> {
     let wanted = frame_slice_names(s);
-    // In id order: the FrameTimeline slices, and the slices named as frame slices.
-    let mut ids: Vec<u32> = s.frame_timeline.iter().map(|f| f.slice_id).collect();
-    ids.extend(
-        (s.slices.iter().enumerate())
-            .filter(|(_, r)| r.name.is_some_and(|n| wanted[n.index() as usize]))
-            .map(|(i, _)| i as u32),
-    );
+    let named = |id: &SliceId| {
+        let name = s.slices[*id as usize].name;
+        name.is_some_and(|n| wanted[n.index() as usize])
+    };
+    let mut ids: Vec<SliceId> = s.frame_timeline.iter().map(|f| f.slice_id).collect();
+    ids.extend(candidates.into_iter().filter(named));
     ids.sort_unstable();
     ids.dedup();
+    ids
+}
+
+/// The slices `ids` ([`frame_db_slice_ids`]) under their own ids.
+fn write_frame_slices(conn: &Connection, s: &Store, ids: &[SliceId]) -> rusqlite::Result<()> {
+    let cols: Vec<&str> = SLICE_TABLE.columns.iter().map(|c| c.0).collect();
     insert_rows(
         conn,
         "__intrinsic_slice",
