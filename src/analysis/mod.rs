@@ -185,8 +185,9 @@ struct Ahead {
 
 pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeReport {
     // The stdlib frame tables (SQLite) need only the store: they are built on a second core
-    // while this one works out the trace bounds (which the database needs only after its
-    // inserts), the frame model, the thread states and what else needs only the store.
+    // while this one works out the database's slice ids and the trace bounds (each handed
+    // over before the database needs it), the frame model, the thread states and what else
+    // needs only the store.
     let (bounds_to_db, bounds_for_db) = std::sync::mpsc::sync_channel(1);
     let bounds_for_db = std::sync::Mutex::new(bounds_for_db);
     let (ids_to_db, ids_for_db) = std::sync::mpsc::sync_channel(1);
