@@ -5,7 +5,7 @@
 
 mod common;
 
-use frameprobe::analysis::named_slices::{Named, NamedSlices};
+use frameprobe::analysis::named_slices::NamedSlices;
 use frameprobe::import::load;
 use frameprobe::store::sqlite::frame_db_slice_ids;
 
@@ -28,9 +28,7 @@ fn the_named_slices_hold_every_slice_of_the_frame_database() {
             .unwrap()
             .store;
         let every = frame_db_slice_ids(&store, 0..store.slices.len() as u32);
-        let named = NamedSlices::collect(&store);
-        let candidates = [Named::FrameSlice, Named::Cuj].map(|n| named.ids(n).iter().copied());
-        let among_named = frame_db_slice_ids(&store, candidates.into_iter().flatten());
+        let among_named = NamedSlices::collect(&store).frame_db_ids(&store);
         assert_eq!(among_named, every, "{}", t.display());
         assert!(!every.is_empty(), "{}: no frame slices", t.display());
         cuj_slices += every

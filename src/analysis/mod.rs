@@ -38,11 +38,10 @@ pub mod work_list;
 use std::collections::{BTreeMap, HashSet};
 
 use crate::store::android_version::{parse_fingerprint, sdk_for_release};
-use crate::store::sqlite::frame_db_slice_ids;
 use crate::store::{MetaValue, Store, Upid};
 use frame_model::Frame;
 use index::Index;
-use named_slices::{Named, NamedSlices};
+use named_slices::NamedSlices;
 use report_model::*;
 use thread_state::ThreadStateIndex;
 use units::{ms, ms_since};
@@ -209,8 +208,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         // The database's slices are found among the named ones the index needs too: here,
         // because the database's side is the longer one (docs/speed.md, eleventh round).
         let named = NamedSlices::collect(store);
-        let candidates = [Named::FrameSlice, Named::Cuj].map(|n| named.ids(n).iter().copied());
-        let _ = ids_to_db.try_send(frame_db_slice_ids(store, candidates.into_iter().flatten()));
+        let _ = ids_to_db.try_send(named.frame_db_ids(store));
         let bounds = store.bounds();
         let range = opts.range.resolve(bounds.0);
         // Never full: one message, received at most once.

@@ -5,6 +5,7 @@
 //! rule to the candidates, so a test only has to accept everything its readers accept.
 
 use crate::analysis::interactions::{is_launch_marker, SCROLL_SLICES};
+use crate::store::sqlite::frame_db_slice_ids;
 use crate::store::{SliceId, Store};
 
 /// What a reader looks for.
@@ -83,6 +84,13 @@ impl NamedSlices {
     /// The candidates for `what`, in id order.
     pub fn ids(&self, what: Named) -> &[SliceId] {
         &self.ids[what as usize]
+    }
+
+    /// The frame database's slices ([`frame_db_slice_ids`]), found among the frame and CUJ
+    /// slices instead of by a pass over every slice.
+    pub fn frame_db_ids(&self, store: &Store) -> Vec<SliceId> {
+        let candidates = [Named::FrameSlice, Named::Cuj].map(|n| self.ids(n).iter().copied());
+        frame_db_slice_ids(store, candidates.into_iter().flatten())
     }
 }
 
