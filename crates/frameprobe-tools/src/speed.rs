@@ -102,11 +102,11 @@ pub fn memory_vs_file(what: &str, peak_mib: f64, file_bytes: u64, ceiling: f64) 
     }
 }
 
-/// Linear growth: seconds per MB on the largest workload within `ceiling` times the smallest's.
+/// Linear growth: seconds per MB on a larger workload within `ceiling` times the smallest's.
 pub fn growth(what: &str, small_per_mb: f64, large_per_mb: f64, ceiling: f64) -> Verdict {
     let r = large_per_mb / small_per_mb;
     Verdict {
-        goal: format!("{what} time/MB, largest <= {ceiling:.1}x smallest"),
+        goal: format!("{what} time/MB <= {ceiling:.1}x the smallest's"),
         measured: format!(
             "{r:.2}x ({:.2} vs {:.2} ms/MB)",
             large_per_mb * 1e3,

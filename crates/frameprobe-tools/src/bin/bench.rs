@@ -2,7 +2,7 @@
 //! timestamps, FrameTimeline cookies/tokens and Choreographer/RenderThread vsync ids shifted
 //! copy by copy) and measures `frameprobe` on it (wall time, MB/s and peak RSS) side by side
 //! with trace_processor when one is on PATH (or `--tp BIN`), then judges issue 19's speed goals
-//! on the largest workload.
+//! each on the workload it names (206 MB for the ratios, 1 GB for the absolute ones).
 //!
 //!     frameprobe-bench --trace ../shared/traces/androidx_api35_startup_cold_classinit.perfetto-trace
 //!
@@ -343,11 +343,29 @@ fn rows_imported(bin: &Path, workload: &Path) -> Result<f64> {
         .unwrap_or(f64::NAN))
 }
 
-/// The issue's goals on the largest workload (and growth from the smallest).
-fn goals(query: &[Row], analyze: &[Row]) -> Vec<speed::Verdict> {
+/// The issue states its ratio, memory and growth goals on a 206 MB trace (the api35 trace
+/// repeated 60 times) against one a tenth of that size.
+const ISSUE_BYTES: f64 = 206e6;
+
+/// The workload nearest the issue's 206 MB, where its ratio goals are judged.
+fn issue_workload(rows: &[Row]) -> Option<&Row> {
+    rows.iter().min_by(|a, b| {
+        let off = |r: &Row| (r.bytes as f64 / ISSUE_BYTES).ln().abs();
+        off(a).total_cmp(&off(b))
+    })
+}
+
+/// The issue's goals, each on the workload it names: ratios, memory and growth on the one
+/// nearest 206 MB (growth from the smallest), the 1 GB goals on the largest if it is that big.
+fn goals(query: &[Row], analyze: &[Row]) -> (Option<u32>, Vec<speed::Verdict>) {
     let mut out = Vec::new();
-    let (Some(q), Some(an), Some(small)) = (query.last(), analyze.last(), analyze.first()) else {
-        return out;
+    let (Some(q), Some(an), Some(small), Some(largest)) = (
+        issue_workload(query),
+        issue_workload(analyze),
+        analyze.first(),
+        analyze.last(),
+    ) else {
+        return (None, out);
     };
     if let Some(tp) = an.tp {
         out.push(speed::ratio("analyze time", an.fp.secs, tp.secs, 0.15));
@@ -367,18 +385,26 @@ fn goals(query: &[Row], analyze: &[Row]) -> Vec<speed::Verdict> {
             0.35,
         ));
     }
-    if analyze.len() > 1 {
-        let per_mb = |r: &Row| r.fp.secs / (r.bytes as f64 / 1e6);
+    let per_mb = |r: &Row| r.fp.secs / (r.bytes as f64 / 1e6);
+    if small.bytes < an.bytes {
         out.push(speed::growth("analyze", per_mb(small), per_mb(an), 1.1));
     }
-    if an.bytes >= 1_000_000_000 {
+    if largest.bytes > an.bytes {
+        out.push(speed::growth(
+            "analyze (largest)",
+            per_mb(small),
+            per_mb(largest),
+            1.1,
+        ));
+    }
+    if largest.bytes >= 1_000_000_000 {
         out.push(speed::at_most(
             "analyze of a 1 GB trace: time",
-            an.fp.secs,
+            largest.fp.secs,
             6.0,
             "s",
         ));
-        let mb = an.fp.peak_mib * (1 << 20) as f64 / 1e6;
+        let mb = largest.fp.peak_mib * (1 << 20) as f64 / 1e6;
         out.push(speed::at_most(
             "analyze of a 1 GB trace: peak RSS",
             mb,
@@ -386,7 +412,7 @@ fn goals(query: &[Row], analyze: &[Row]) -> Vec<speed::Verdict> {
             "MB",
         ));
     }
-    out
+    (Some(an.copies), out)
 }
 
 fn main() -> Result<()> {
@@ -487,9 +513,12 @@ fn main() -> Result<()> {
         }
         results.push(rows);
     }
-    let verdicts = goals(&results[0], &results[1]);
-    if let Some(largest) = results[1].last() {
-        println!("goals on the x{} workload:", largest.copies);
+    let (judged_on, verdicts) = goals(&results[0], &results[1]);
+    if let Some(n) = judged_on {
+        println!(
+            "goals (ratios, memory and growth on x{n}, the workload nearest the issue's 206 MB; \
+             1 GB goals on the largest):"
+        );
     }
     for v in &verdicts {
         println!("  {v}");
@@ -513,6 +542,48 @@ mod tests {
         );
         assert!(shift_vsync_ids("B|12|Choreographer#doFrame - resynced to 1 in 2ms", 1).is_none());
         assert!(shift_vsync_ids("B|12|inflate", 1).is_none());
+    }
+
+    fn row(copies: u32, mb: f64, fp_secs: f64, tp_secs: f64) -> Row {
+        Row {
+            copies,
+            bytes: (mb * 1e6) as u64,
+            fp: Measured {
+                secs: fp_secs,
+                peak_mib: mb * 0.9,
+            },
+            tp: Some(Measured {
+                secs: tp_secs,
+                peak_mib: mb * 5.0,
+            }),
+        }
+    }
+
+    /// The issue sets its 0.15x analyze goal on the 206 MB trace: a workload that meets it
+    /// only at 1 GB does not meet it, and the 1 GB time is judged on the 1 GB workload.
+    #[test]
+    fn goals_are_judged_on_the_workloads_the_issue_names() {
+        let analyze = [
+            row(6, 20.2, 0.16, 0.62),
+            row(60, 202.0, 1.16, 6.30),
+            row(300, 1010.2, 5.90, 40.4),
+        ];
+        let query = [
+            row(6, 20.2, 0.13, 0.56),
+            row(60, 202.0, 0.88, 5.49),
+            row(300, 1010.2, 4.75, 38.3),
+        ];
+        let (on, v) = goals(&query, &analyze);
+        assert_eq!(on, Some(60));
+        let find = |g: &str| v.iter().find(|x| x.goal.starts_with(g)).unwrap();
+        let ratio = find("analyze time <=");
+        assert!(!ratio.met, "{ratio}");
+        assert!(ratio.measured.starts_with("0.18x"), "{ratio}");
+        assert!(find("analyze of a 1 GB trace: time").met);
+        assert!(find("query load time").met);
+        // Growth is judged at 206 MB and at the largest, each against the smallest.
+        assert!(find("analyze time/MB").met);
+        assert!(find("analyze (largest) time/MB").met);
     }
 
     /// A workload of N copies is one session: each copy imports about as many slices as the
