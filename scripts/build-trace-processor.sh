@@ -7,16 +7,16 @@
 # for Instruments, LLVM demangling, ETM) are left out; none of them reads an Android trace.
 #
 #   git clone -b v58.2 https://github.com/google/perfetto /path/to/perfetto
-#   scripts/build-trace-processor.sh /path/to/perfetto [OUT] [gcc|clang]
+#   scripts/build-trace-processor.sh /path/to/perfetto [OUT] [clang|gcc]
 #
 # Writes OUT/trace_processor_shell (stripped; default OUT: bench-out/tp). The source tree is
 # modified: buildtools/sqlite is filled in and an out/frameprobe-<compiler> build dir is made.
 # About 20 minutes on two cores.
 set -euo pipefail
 
-src=${1:?usage: build-trace-processor.sh PERFETTO_SRC [OUT] [gcc|clang]}
+src=${1:?usage: build-trace-processor.sh PERFETTO_SRC [OUT] [clang|gcc]}
 out=$(realpath -m "${2:-bench-out/tp}")
-compiler=${3:-gcc}
+compiler=${3:-clang}
 
 need=(generate-ninja ninja-build libprotobuf-dev protobuf-compiler libprotoc-dev pkg-config zlib1g-dev)
 [ "$compiler" = clang ] && need+=(clang)
