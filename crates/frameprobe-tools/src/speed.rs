@@ -66,6 +66,16 @@ pub fn best_of(runs: u32, mut run: impl FnMut() -> Result<Measured>) -> Result<M
     Ok(best.expect("at least one run"))
 }
 
+/// The median of `runs` runs by time (the lower one of the middle two for an even count),
+/// with that run's own peak RSS: the issue's figures are medians of 5.
+pub fn median_of(runs: u32, mut run: impl FnMut() -> Result<Measured>) -> Result<Measured> {
+    let mut all = (0..runs.max(1))
+        .map(|_| run())
+        .collect::<Result<Vec<_>>>()?;
+    all.sort_by(|a, b| a.secs.total_cmp(&b.secs));
+    Ok(all[(all.len() - 1) / 2])
+}
+
 /// One goal of the issue, judged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
@@ -149,6 +159,29 @@ pub fn find_trace_processor(given: Option<&Path>) -> Option<std::path::PathBuf> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_median_run_is_reported_with_its_own_peak() {
+        let mut times = [3.0, 1.0, 2.0, 9.0].into_iter();
+        let m = median_of(4, || {
+            let secs = times.next().unwrap();
+            Ok(Measured {
+                secs,
+                peak_mib: secs * 10.0,
+            })
+        })
+        .unwrap();
+        assert_eq!((m.secs, m.peak_mib), (2.0, 20.0));
+        let mut times = [3.0, 1.0, 2.0].into_iter();
+        let fastest = best_of(3, || {
+            Ok(Measured {
+                secs: times.next().unwrap(),
+                peak_mib: 0.0,
+            })
+        })
+        .unwrap();
+        assert_eq!(fastest.secs, 1.0);
+    }
 
     #[test]
     fn ratios_are_judged_against_their_ceiling() {
