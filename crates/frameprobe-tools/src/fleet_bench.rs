@@ -102,17 +102,6 @@ pub fn peak_rss_kib(stderr: &str) -> Result<u64> {
         .context("frameprobe did not report its peak RSS")
 }
 
-/// The median of `xs` (the mean of the middle two for an even count).
-pub fn median(xs: &mut [f64]) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => xs[n / 2],
-        _ => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
-    }
-}
-
 /// Measures `--jobs 1` on one CPU, then every `jobs` value, `runs` times each (interleaved,
 /// so a slow spell on a shared machine hits each alike), and prints one row per setting
 /// with the speed-up over the one-CPU row.
@@ -153,7 +142,7 @@ pub fn bench(bin: &Path, dir: &Path, jobs: &[usize], runs: u32) -> Result<()> {
     let mut base = None;
     let mut two_core = None;
     for (k, &(j, cpus)) in settings.iter().enumerate() {
-        let secs = median(&mut times[k]);
+        let secs = crate::speed::median(&mut times[k]);
         let base_secs = *base.get_or_insert(secs);
         let label = match cpus {
             Cpus::One => format!("{j}, 1 CPU"),
@@ -200,12 +189,5 @@ mod tests {
             out.split_whitespace().last(),
             Some(cpu.to_string().as_str())
         );
-    }
-
-    #[test]
-    fn median_of_odd_and_even_counts() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
-        assert!(median(&mut []).is_nan());
     }
 }
