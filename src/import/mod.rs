@@ -350,6 +350,9 @@ impl EventSink for Importer {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
         self.ftrace.event(&mut self.ctx, ts, cpu, event);
     }
+    fn print(&mut self, ts: i64, pid: u32, print: &[u8]) {
+        self.ftrace.print(&mut self.ctx, ts, pid, print);
+    }
     fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch) {
         self.ftrace.compact_switch(&mut self.ctx, ts, cpu, e);
     }

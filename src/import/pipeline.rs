@@ -18,18 +18,17 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
 use super::ftrace::atrace::{read_print, Record};
-use super::ftrace::Envelope;
 use super::track_event;
 use super::Importer;
 use crate::protos;
 use crate::store::strings::{StrId, StringPool};
 use crate::store::{MetaValue, Severity};
 use crate::trace::clock::ClockTracker;
-use crate::trace::ftrace_ids as fid;
 use crate::trace::interned::iid_of;
 use crate::trace::sort::{
     CompactSwitch, CompactWaking, EventSink, PacketEvent, Sorter, TrackEventMeta,
 };
+use crate::trace::tokenizer::print_buf;
 use crate::trace::tokenizer::{SequencePacket, TokenizerHost};
 
 /// Where the importers run.
@@ -118,6 +117,8 @@ enum Cmd {
     AtraceBegin(i64, u32, u32, Bytes),
     /// (ts, pid, tgid) of a print event's atrace slice end.
     AtraceEnd(i64, u32, u32),
+    /// (ts, pid, PrintFtraceEvent) of a print event left to the importers.
+    Print(i64, u32, Bytes),
     /// Index in `Batch::switches`.
     Switch(i64, u32, u32),
     /// Index in `Batch::wakings`.
@@ -189,6 +190,7 @@ impl Batch {
                     imp.atrace_print(ts, pid, Record::Begin { tgid, name })
                 }
                 Cmd::AtraceEnd(ts, pid, tgid) => imp.atrace_print(ts, pid, Record::End { tgid }),
+                Cmd::Print(ts, pid, b) => imp.print(ts, pid, b.of(&self.bytes)),
                 Cmd::Switch(ts, cpu, i) => {
                     let mut e = self.switches[i as usize];
                     e.next_comm = imp.ctx.tokenizer_name(e.next_comm).unwrap_or_default();
@@ -392,15 +394,6 @@ pub fn run<R>(
     }
 }
 
-/// The pid and atrace slice begin or end of a print event, when it is one.
-fn read_atrace(event: &[u8]) -> Option<(u32, Record<'_>)> {
-    let Envelope { pid, id, data } = Envelope::read(event).ok()??;
-    if id != fid::PRINT {
-        return None;
-    }
-    Some((pid?, read_print(data)?))
-}
-
 /// Whether the loading thread should read print events itself, given how many batches it
 /// has sent that the importers have not applied yet. Reading prints is the largest piece of
 /// work either side can take from the other (docs/speed.md, "CPU, eighth round"): while the
@@ -436,17 +429,21 @@ fn apply_all(
 
 impl EventSink for Forwarder<'_> {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
+        let cmd = Cmd::Ftrace(ts, cpu, self.batch.keep(event));
+        self.push(cmd);
+    }
+    fn print(&mut self, ts: i64, pid: u32, print: &[u8]) {
         let read = if self.read_prints {
-            read_atrace(event)
+            read_print(print_buf(print))
         } else {
             None
         };
         let cmd = match read {
-            Some((pid, Record::Begin { tgid, name })) => {
+            Some(Record::Begin { tgid, name }) => {
                 Cmd::AtraceBegin(ts, pid, tgid, self.batch.keep_str(name))
             }
-            Some((pid, Record::End { tgid })) => Cmd::AtraceEnd(ts, pid, tgid),
-            _ => Cmd::Ftrace(ts, cpu, self.batch.keep(event)),
+            Some(Record::End { tgid }) => Cmd::AtraceEnd(ts, pid, tgid),
+            _ => Cmd::Print(ts, pid, self.batch.keep(print)),
         };
         self.push(cmd);
     }

@@ -9,12 +9,25 @@ use std::collections::VecDeque;
 
 use crate::store::strings::StrId;
 
-/// Reference to bytes kept in a [`BlobArena`].
+/// Reference to bytes kept in a [`BlobArena`]. The length's top bit marks a blob as a print
+/// event's record ([`Sorter::push_print`]), so that an ftrace queue entry stays 24 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Blob {
     chunk: u32,
     off: u32,
     len: u32,
+}
+
+impl Blob {
+    const PRINT: u32 = 1 << 31;
+
+    fn len(self) -> u32 {
+        self.len & !Blob::PRINT
+    }
+
+    fn is_print(self) -> bool {
+        self.len & Blob::PRINT != 0
+    }
 }
 
 /// A payload left behind by a window's extraction keeps its whole chunk: 1 MiB chunks put
@@ -37,8 +50,17 @@ pub struct BlobArena {
 
 impl BlobArena {
     pub fn push(&mut self, data: &[u8]) -> Blob {
+        self.push_parts(&[], data)
+    }
+
+    /// Keeps `head` and `data` back to back, as one blob (a head of known size is written
+    /// in place, not copied by a call).
+    fn push_parts<const N: usize>(&mut self, head: &[u8; N], data: &[u8]) -> Blob {
+        let len = N + data.len();
+        // Packets are at most 256 MiB (`reader::MAX_PACKET_BYTES`): the top bit is free.
+        debug_assert!(len < Blob::PRINT as usize);
         let need_new = match self.chunks.last() {
-            Some(Some(c)) => c.capacity() - c.len() < data.len(),
+            Some(Some(c)) => c.capacity() - c.len() < len,
             _ => true,
         };
         if need_new {
@@ -47,8 +69,8 @@ impl BlobArena {
                 self.free_chunk(last);
             }
             let chunk = match self.spare.take() {
-                Some(c) if c.capacity() >= data.len() => c,
-                _ => Vec::with_capacity(CHUNK_BYTES.max(data.len())),
+                Some(c) if c.capacity() >= len => c,
+                _ => Vec::with_capacity(CHUNK_BYTES.max(len)),
             };
             self.bytes_held += chunk.capacity();
             self.chunks.push(Some(chunk));
@@ -57,21 +79,29 @@ impl BlobArena {
         let chunk = self.chunks.len() - 1;
         let c = self.chunks[chunk].as_mut().expect("current chunk is live");
         let off = c.len();
+        c.extend_from_slice(head);
         c.extend_from_slice(data);
         self.live[chunk] += 1;
-        self.live_bytes += data.len();
+        self.live_bytes += len;
         Blob {
             chunk: chunk as u32,
             off: off as u32,
-            len: data.len() as u32,
+            len: len as u32,
         }
+    }
+
+    /// A copy of `old`'s blob `b` kept here, marked as `b` is.
+    fn moved_from(&mut self, old: &BlobArena, b: Blob) -> Blob {
+        let mut moved = self.push(old.get(b));
+        moved.len |= b.len & Blob::PRINT;
+        moved
     }
 
     pub fn get(&self, b: Blob) -> &[u8] {
         let c = self.chunks[b.chunk as usize]
             .as_ref()
             .expect("blob read after release");
-        &c[b.off as usize..(b.off + b.len) as usize]
+        &c[b.off as usize..(b.off + b.len()) as usize]
     }
 
     /// Marks a blob consumed; frees its chunk when nothing else lives in it (the chunk being
@@ -79,7 +109,7 @@ impl BlobArena {
     pub fn release(&mut self, b: Blob) {
         let i = b.chunk as usize;
         self.live[i] -= 1;
-        self.live_bytes -= b.len as usize;
+        self.live_bytes -= b.len() as usize;
         if self.live[i] == 0 && i + 1 < self.chunks.len() {
             self.free_chunk(i);
         }
@@ -179,6 +209,9 @@ struct TrackEventItem {
 /// Receives events in order.
 pub trait EventSink {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]);
+    /// A print event, as [`Sorter::push_print`] queued it: its thread and its
+    /// PrintFtraceEvent.
+    fn print(&mut self, ts: i64, pid: u32, print: &[u8]);
     fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch);
     fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking);
     fn packet(&mut self, ts: i64, e: &PacketEvent, payload: &[u8]);
@@ -430,6 +463,19 @@ impl Sorter {
         }
     }
 
+    /// A print event as its pid and PrintFtraceEvent, read out of its envelope once, here.
+    /// Queued on the CPU's ftrace stream (its order among that CPU's events is kept) and
+    /// handed on as [`EventSink::print`].
+    pub fn push_print(&mut self, ts: i64, cpu: u32, pid: u32, print: &[u8]) {
+        let Some(a) = self.alloc(ts) else { return };
+        let mut blob = self.arena.push_parts(&pid.to_le_bytes(), print);
+        blob.len |= Blob::PRINT;
+        let i = self.stream(cpu, CpuStream::Ftrace);
+        if let AnyQueue::Ftrace(_, q) = &mut self.queues[i] {
+            q.push(ts, a, blob);
+        }
+    }
+
     pub fn push_switch(&mut self, ts: i64, cpu: u32, e: CompactSwitch) {
         let Some(a) = self.alloc(ts) else { return };
         let i = self.stream(cpu, CpuStream::Switch);
@@ -475,17 +521,17 @@ impl Sorter {
             match q {
                 AnyQueue::Packet(q) => {
                     for e in q.pending_mut() {
-                        e.2.blob = fresh.push(old.get(e.2.blob));
+                        e.2.blob = fresh.moved_from(&old, e.2.blob);
                     }
                 }
                 AnyQueue::TrackEvent(q) => {
                     for e in q.pending_mut() {
-                        e.2.blob = fresh.push(old.get(e.2.blob));
+                        e.2.blob = fresh.moved_from(&old, e.2.blob);
                     }
                 }
                 AnyQueue::Ftrace(_, q) => {
                     for e in q.pending_mut() {
-                        e.2 = fresh.push(old.get(e.2));
+                        e.2 = fresh.moved_from(&old, e.2);
                     }
                 }
                 AnyQueue::Switch(..) | AnyQueue::Waking(..) => {}
@@ -541,7 +587,13 @@ impl Sorter {
                     let cpu = *cpu;
                     d.queue(q, |s, ts, b, deliver| {
                         if deliver {
-                            s.ftrace(ts, cpu, arena.get(*b));
+                            let bytes = arena.get(*b);
+                            match (b.is_print(), bytes.split_first_chunk()) {
+                                (true, Some((pid, buf))) => {
+                                    s.print(ts, u32::from_le_bytes(*pid), buf)
+                                }
+                                _ => s.ftrace(ts, cpu, bytes),
+                            }
                         }
                         arena.release(*b);
                     })
@@ -631,6 +683,10 @@ mod tests {
         fn ftrace(&mut self, ts: i64, cpu: u32, e: &[u8]) {
             self.0
                 .push((ts, format!("f{cpu}:{}", String::from_utf8_lossy(e))));
+        }
+        fn print(&mut self, ts: i64, pid: u32, buf: &[u8]) {
+            self.0
+                .push((ts, format!("print{pid}:{}", String::from_utf8_lossy(buf))));
         }
         fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch) {
             self.0.push((ts, format!("s{cpu}:{}", e.next_pid)));
@@ -968,6 +1024,40 @@ mod tests {
         want.extend(
             (0..24u8).map(|i| format!("{}f0:{}", 1_000_000 + i64::from(i), char::from(b'a' + i))),
         );
+        assert_eq!(tail, want);
+    }
+
+    #[test]
+    fn prints_stay_prints_in_their_cpus_order_when_their_chunks_are_compacted() {
+        let mut s = Sorter::default();
+        let mut r = Rec::default();
+        let quarter = CHUNK_BYTES / 4;
+        // As above: quarter-chunk payloads handed on in the first window, each chunk left
+        // holding far-future events, here a print and a raw event of CPU 0 at one timestamp.
+        for i in 0..24u8 {
+            s.push_ftrace(100 + i64::from(i), 1, &vec![b'a' + i; quarter]);
+            let text = [b'B', b'|', b'a' + i];
+            s.push_print(1_000_000 + i64::from(i), 0, 7 + u32::from(i), &text);
+            s.push_ftrace(1_000_000 + i64::from(i), 0, &[b'a' + i]);
+        }
+        window(&mut s, &mut r);
+        s.push_ftrace(200, 1, b"blocker");
+        window(&mut s, &mut r);
+        assert!(
+            s.arena.bytes_held() < 4 * CHUNK_BYTES,
+            "the chunks were compacted"
+        );
+        s.extract_all(&mut r);
+        let tail: Vec<String> = r.0[25..].iter().map(|(t, n)| format!("{t} {n}")).collect();
+        let want: Vec<String> = (0..24u8)
+            .flat_map(|i| {
+                let (ts, c) = (1_000_000 + i64::from(i), char::from(b'a' + i));
+                [
+                    format!("{ts} print{}:B|{c}", 7 + u32::from(i)),
+                    format!("{ts} f0:{c}"),
+                ]
+            })
+            .collect();
         assert_eq!(tail, want);
     }
 

@@ -851,15 +851,20 @@ impl Tokenizer {
         // Fast path: timestamp first, then pid, then the event's own field (as the kernel
         // side of Perfetto writes them).
         let mut ts = None;
+        let mut pid = None;
         let mut event_id = 0;
+        let mut payload: &[u8] = &[];
         for field in Fields::new(ev) {
             let Ok((id, v)) = field else { break };
             match (id, v) {
                 (1, Value::Varint(t)) => ts = Some(t),
-                (_, Value::Bytes(_)) => {
+                (_, Value::Bytes(b)) => {
                     event_id = id;
+                    payload = b;
                     break;
                 }
+                // As the importers' envelope reads it: the last pid before the payload.
+                (2, v) => pid = Some(v.as_u32()),
                 _ => {}
             }
         }
@@ -900,7 +905,11 @@ impl Tokenizer {
             self.sorter.push_ftrace(ts, cpu, &self.event_buf);
             return;
         }
-        self.sorter.push_ftrace(ts, cpu, ev);
+        match (event_id, pid) {
+            // Most events are prints: queued as their pid and text alone.
+            (fid::PRINT, Some(pid)) => self.sorter.push_print(ts, cpu, pid, payload),
+            _ => self.sorter.push_ftrace(ts, cpu, ev),
+        }
     }
 
     fn compact_sched(
@@ -1043,6 +1052,18 @@ impl Tokenizer {
 }
 
 /// Adds InternedData.kernel_symbols entries (InternedString: iid 1, str 2) to `symbols`.
+/// PrintFtraceEvent's buf (field 2; the last one wins), the text of a print event. Read by
+/// whichever thread reads the print: not on the tokenizer's, which bounds the load.
+pub fn print_buf(print: &[u8]) -> &[u8] {
+    let mut buf: &[u8] = &[];
+    for (id, v) in Fields::new(print).map_while(Result::ok) {
+        if id == 2 {
+            buf = v.as_bytes();
+        }
+    }
+    buf
+}
+
 fn read_kernel_symbols(
     interned: &[u8],
     host: &mut dyn TokenizerHost,

@@ -150,22 +150,11 @@ fn parse_failure(store: &mut Store) {
     );
 }
 
-/// PrintFtraceEvent's buf (field 2; the last one wins).
-fn print_buf(data: &[u8]) -> &[u8] {
-    let mut buf: &[u8] = &[];
-    for (id, v) in Fields::new(data).map_while(Result::ok) {
-        if id == 2 {
-            buf = v.as_bytes();
-        }
-    }
-    buf
-}
-
-/// A print event's slice begin or end, read without the importers' state (for the
-/// loading thread). None for anything else, invalid UTF-8 included: those take
+/// A print event's slice begin or end, read from its buf without the importers' state (for
+/// the loading thread). None for anything else, invalid UTF-8 included: those take
 /// [`AtraceParser::print`]'s path, which repairs the text and counts failures.
-pub fn read_print(data: &[u8]) -> Option<Record<'_>> {
-    let text = std::str::from_utf8(print_buf(data)).ok()?;
+pub fn read_print(buf: &[u8]) -> Option<Record<'_>> {
+    let text = std::str::from_utf8(buf).ok()?;
     match record::parse(text) {
         Parsed::Record(r @ (Record::Begin { .. } | Record::End { .. })) => Some(r),
         _ => None,
@@ -303,8 +292,9 @@ impl AtraceParser {
         *self.keys.get_or_insert_with(|| Keys::new(store))
     }
 
-    pub fn print(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, data: &[u8]) {
-        let text = print_text(print_buf(data));
+    /// A print event's buf (see [`crate::trace::tokenizer::print_buf`]).
+    pub fn print(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, buf: &[u8]) {
+        let text = print_text(buf);
         self.print_record(ctx, ts, pid, record::parse(&text));
     }
 
@@ -892,14 +882,6 @@ mod tests {
         out.extend_from_slice(b);
     }
 
-    /// A PrintFtraceEvent (ip, buf) carrying `buf`.
-    fn print_event(buf: &[u8]) -> Vec<u8> {
-        let mut data = Vec::new();
-        field_varint(1, 0xffff_0000, &mut data);
-        field_bytes(2, buf, &mut data);
-        data
-    }
-
     struct T {
         ctx: Ctx,
         p: AtraceParser,
@@ -913,16 +895,15 @@ mod tests {
             }
         }
         fn print(&mut self, ts: i64, pid: i64, buf: &[u8]) {
-            self.p.print(&mut self.ctx, ts, pid, &print_event(buf));
+            self.p.print(&mut self.ctx, ts, pid, buf);
         }
         /// As the loading thread hands a print on: read there when it can be.
         fn print_read_ahead(&mut self, ts: i64, pid: i64, buf: &[u8]) {
-            let data = print_event(buf);
-            match read_print(&data) {
+            match read_print(buf) {
                 Some(r) => self
                     .p
                     .print_record(&mut self.ctx, ts, pid, Parsed::Record(r)),
-                None => self.p.print(&mut self.ctx, ts, pid, &data),
+                None => self.p.print(&mut self.ctx, ts, pid, buf),
             }
         }
         fn sys(&mut self, enter: bool, ts: i64, pid: i64, num: u64) {
@@ -1171,7 +1152,7 @@ mod tests {
             b"E|10\n",
         ];
         assert_eq!(
-            read_print(&print_event(b"B|10|outer")),
+            read_print(b"B|10|outer"),
             Some(Record::Begin {
                 tgid: 10,
                 name: "outer"

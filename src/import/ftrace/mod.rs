@@ -16,20 +16,21 @@ use super::Ctx;
 use crate::store::{Severity, Store};
 use crate::trace::ftrace_ids as fid;
 use crate::trace::sort::{CompactSwitch, CompactWaking};
+use crate::trace::tokenizer::print_buf;
 use crate::trace::wire::{Fields, Value};
 
 /// What every ftrace event carries around its payload.
-pub struct Envelope<'a> {
-    pub pid: Option<u32>,
+struct Envelope<'a> {
+    pid: Option<u32>,
     /// The payload's field number in FtraceEvent: which event this is.
-    pub id: u32,
-    pub data: &'a [u8],
+    id: u32,
+    data: &'a [u8],
 }
 
 impl<'a> Envelope<'a> {
-    /// The pid and the first payload field (None without one); Err on damage. Pure, so
-    /// the loading thread reads it too.
-    pub(crate) fn read(bytes: &'a [u8]) -> Result<Option<Envelope<'a>>, ()> {
+    /// The pid and the first payload field (None without one); Err on damage. The
+    /// tokenizer reads print events by the same rule (`Tokenizer::ftrace_event`).
+    fn read(bytes: &'a [u8]) -> Result<Option<Envelope<'a>>, ()> {
         let mut pid = None;
         for field in Fields::new(bytes) {
             let (id, v) = field.map_err(|_| ())?;
@@ -175,7 +176,7 @@ impl FtraceParser {
             fid::CPU_IDLE => self.sched.cpu_idle(ctx, ts, data),
             fid::GPU_FREQUENCY => self.sched.gpu_frequency(ctx, ts, data),
             fid::SCHED_CPU_UTIL_CFS => self.sched.sched_cpu_util_cfs(ctx, ts, data),
-            fid::PRINT => self.atrace.print(ctx, ts, pid, data),
+            fid::PRINT => self.atrace.print(ctx, ts, pid, print_buf(data)),
             fid::TRACING_MARK_WRITE
             | fid::SDE_TRACING_MARK_WRITE
             | fid::DPU_TRACING_MARK_WRITE
@@ -201,6 +202,17 @@ impl FtraceParser {
             fid::BINDER_UNLOCK => self.binder.unlock(ctx, ts, pid as u32),
             _ => self.kernel_event(ctx, ts, cpu, pid, id, data),
         }
+    }
+
+    /// A print event queued as its pid and PrintFtraceEvent
+    /// ([`crate::trace::sort::Sorter::push_print`]): the same path as [`FtraceParser::event`]
+    /// without the envelope.
+    pub fn print(&mut self, ctx: &mut Ctx, ts: i64, pid: u32, print: &[u8]) {
+        let pid = pid as i64;
+        if self.before_start(&ctx.store, ts) || !self.past_soft_drop(ctx, ts, pid, fid::PRINT) {
+            return;
+        }
+        self.atrace.print(ctx, ts, pid, print_buf(print));
     }
 
     /// A print event whose atrace record the loading thread has read already
