@@ -995,22 +995,27 @@ mod tests {
         assert_eq!(s.arena.bytes_held(), CHUNK_BYTES);
     }
 
-    #[test]
-    fn one_window_that_leaves_many_chunks_sparse_compacts_them() {
+    /// 24 quarter-chunk payloads (cpu 1), each followed by tiny far-future events (`far`,
+    /// given the timestamp and a letter), all in one window: about 6 chunks. A later event at
+    /// ts 200 (past the limit) stops the next window after the payloads: the tiny events
+    /// stay, some in each chunk.
+    fn chunks_left_holding_tiny_events(far: impl Fn(&mut Sorter, i64, u8)) -> (Sorter, Rec) {
         let mut s = Sorter::default();
         let mut r = Rec::default();
-        let quarter = CHUNK_BYTES / 4;
-        // 24 quarter-chunk payloads (cpu 1), each followed by a tiny far-future event (cpu
-        // 0), all in one window: about 6 chunks.
         for i in 0..24u8 {
-            s.push_ftrace(100 + i64::from(i), 1, &vec![b'a' + i; quarter]);
-            s.push_ftrace(1_000_000 + i64::from(i), 0, &[b'a' + i]);
+            s.push_ftrace(100 + i64::from(i), 1, &vec![b'a' + i; CHUNK_BYTES / 4]);
+            far(&mut s, 1_000_000 + i64::from(i), b'a' + i);
         }
         window(&mut s, &mut r);
-        // A later event at ts 200 (past the limit) stops the next window after the payloads:
-        // the 24 tiny events stay, one in each chunk.
         s.push_ftrace(200, 1, b"blocker");
         window(&mut s, &mut r);
+        (s, r)
+    }
+
+    #[test]
+    fn one_window_that_leaves_many_chunks_sparse_compacts_them() {
+        let (mut s, mut r) =
+            chunks_left_holding_tiny_events(|s, ts, letter| s.push_ftrace(ts, 0, &[letter]));
         assert_eq!(r.0.len(), 24, "the payloads are handed on");
         let live = 24 + b"blocker".len();
         assert!(
@@ -1029,20 +1034,12 @@ mod tests {
 
     #[test]
     fn prints_stay_prints_in_their_cpus_order_when_their_chunks_are_compacted() {
-        let mut s = Sorter::default();
-        let mut r = Rec::default();
-        let quarter = CHUNK_BYTES / 4;
-        // As above: quarter-chunk payloads handed on in the first window, each chunk left
-        // holding far-future events, here a print and a raw event of CPU 0 at one timestamp.
-        for i in 0..24u8 {
-            s.push_ftrace(100 + i64::from(i), 1, &vec![b'a' + i; quarter]);
-            let text = [b'B', b'|', b'a' + i];
-            s.push_print(1_000_000 + i64::from(i), 0, 7 + u32::from(i), &text);
-            s.push_ftrace(1_000_000 + i64::from(i), 0, &[b'a' + i]);
-        }
-        window(&mut s, &mut r);
-        s.push_ftrace(200, 1, b"blocker");
-        window(&mut s, &mut r);
+        // Each chunk is left holding a print and a raw event of CPU 0 at one timestamp.
+        let (mut s, mut r) = chunks_left_holding_tiny_events(|s, ts, letter| {
+            let pid = 7 + u32::from(letter - b'a');
+            s.push_print(ts, 0, pid, &[b'B', b'|', letter]);
+            s.push_ftrace(ts, 0, &[letter]);
+        });
         assert!(
             s.arena.bytes_held() < 4 * CHUNK_BYTES,
             "the chunks were compacted"
