@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, ToSql};
 use super::args::ArgValue;
 use super::in_place_tables::{COUNTER_TABLE, SCHED_TABLE, SLICE_TABLE, THREAD_STATE_TABLE};
 use super::virtual_table::{Cell, TableDef};
-use super::{EventType, FrameTimelineRow, MetaValue, SliceId, Store, TrackScope};
+use super::{EventType, FrameSliceRow, FrameTimelineRow, MetaValue, SliceId, Store, TrackScope};
 
 const SCHEMA: &str = include_str!("schema.sql");
 
@@ -338,12 +338,15 @@ fn write_rows(
             if copied && !opts.only_frame_slices {
                 copy_table(conn, s, "__intrinsic_slice", &SLICE_TABLE)?;
             }
-            if opts.only_frame_slices {
+            let kept = if opts.only_frame_slices {
                 let ids = frame_slice_ids()
                     .unwrap_or_else(|| frame_db_slice_ids(s, 0..s.slices.len() as SliceId));
                 write_frame_slices(conn, s, &ids)?;
-            }
-            write_frame_tables(conn, s)?;
+                Some(ids)
+            } else {
+                None
+            };
+            write_frame_tables(conn, s, kept.as_deref())?;
             // The frame modules read no flows, and most flows join slices a frame-slice
             // database leaves out.
             if !opts.only_frame_slices {
@@ -514,7 +517,12 @@ fn write_args(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     })
 }
 
-fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+/// `kept`: the slices a frame database holds ([`frame_db_slice_ids`]), None for all.
+fn write_frame_tables(
+    conn: &Connection,
+    s: &Store,
+    kept: Option<&[SliceId]>,
+) -> rusqlite::Result<()> {
     const BASE: [&str; 9] = [
         "id",
         "ts",
@@ -635,13 +643,20 @@ fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
         "acquire_to_latch_time",
         "latch_to_present_time",
     ];
+    // `frame_slice` joins these to their slices, so a frame database needs only the rows of
+    // the slices it holds: none, as a rule, since it leaves the FrameTracer slices out.
+    let extra: Vec<&FrameSliceRow> = s
+        .frame_slices
+        .iter()
+        .filter(|f| kept.is_none_or(|ids| ids.binary_search(&f.slice_id).is_ok()))
+        .collect();
     insert_rows(
         conn,
         "__frame_slice_extra",
         &cols,
-        0..s.frame_slices.len(),
+        0..extra.len(),
         |st, k, b| {
-            let f = &s.frame_slices[k];
+            let f = extra[k];
             bind_values(
                 st,
                 b,
