@@ -28,8 +28,7 @@ use crate::trace::interned::iid_of;
 use crate::trace::sort::{
     CompactSwitch, CompactWaking, EventSink, PacketEvent, Sorter, TrackEventMeta,
 };
-use crate::trace::tokenizer::print_buf;
-use crate::trace::tokenizer::{SequencePacket, TokenizerHost};
+use crate::trace::tokenizer::{print_buf, SequencePacket, TokenizerHost};
 
 /// Where the importers run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1051,7 +1051,6 @@ impl Tokenizer {
     }
 }
 
-/// Adds InternedData.kernel_symbols entries (InternedString: iid 1, str 2) to `symbols`.
 /// PrintFtraceEvent's buf (field 2; the last one wins), the text of a print event. Read by
 /// whichever thread reads the print: not on the tokenizer's, which bounds the load.
 pub fn print_buf(print: &[u8]) -> &[u8] {
@@ -1064,6 +1063,7 @@ pub fn print_buf(print: &[u8]) -> &[u8] {
     buf
 }
 
+/// Adds InternedData.kernel_symbols entries (InternedString: iid 1, str 2) to `symbols`.
 fn read_kernel_symbols(
     interned: &[u8],
     host: &mut dyn TokenizerHost,

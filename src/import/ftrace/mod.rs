@@ -209,21 +209,25 @@ impl FtraceParser {
     /// without the envelope.
     pub fn print(&mut self, ctx: &mut Ctx, ts: i64, pid: u32, print: &[u8]) {
         let pid = pid as i64;
-        if self.before_start(&ctx.store, ts) || !self.past_soft_drop(ctx, ts, pid, fid::PRINT) {
-            return;
+        if self.print_admitted(ctx, ts, pid) {
+            self.atrace.print(ctx, ts, pid, print_buf(print));
         }
-        self.atrace.print(ctx, ts, pid, print_buf(print));
     }
 
     /// A print event whose atrace record the loading thread has read already
     /// ([`atrace::read_print`]): the same path as [`FtraceParser::event`] without reading.
     pub fn atrace_print(&mut self, ctx: &mut Ctx, ts: i64, pid: u32, rec: atrace::Record<'_>) {
         let pid = pid as i64;
-        if self.before_start(&ctx.store, ts) || !self.past_soft_drop(ctx, ts, pid, fid::PRINT) {
-            return;
+        if self.print_admitted(ctx, ts, pid) {
+            self.atrace
+                .print_record(ctx, ts, pid, atrace::Parsed::Record(rec));
         }
-        self.atrace
-            .print_record(ctx, ts, pid, atrace::Parsed::Record(rec));
+    }
+
+    /// Whether a print read outside [`FtraceParser::event`] passes the checks that every
+    /// event there does (trace start, soft drop).
+    fn print_admitted(&mut self, ctx: &mut Ctx, ts: i64, pid: i64) -> bool {
+        !self.before_start(&ctx.store, ts) && self.past_soft_drop(ctx, ts, pid, fid::PRINT)
     }
 
     /// Kernel slices, clock and memory counters, fences (one module each).
