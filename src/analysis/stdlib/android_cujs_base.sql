@@ -48,6 +48,9 @@ LEFT JOIN thread_track ON m.track_id = thread_track.id
 WHERE m.name GLOB (cuj.cuj_slice_name || '#FT#*')
   OR (marker_track.name = cuj_slice_name AND m.name GLOB 'FT#*')
   OR m.name = (cuj.cuj_slice_name || '#UIThread');
+-- (frameprobe) Looked up per CUJ (instant events, state): without it, a scan of every
+-- CUJ's markers for each CUJ.
+CREATE INDEX IF NOT EXISTS _cuj_state_markers_cuj ON _cuj_state_markers(cuj_id);
 
 CREATE TABLE IF NOT EXISTS _cuj_instant_events AS
 SELECT
@@ -104,25 +107,35 @@ SELECT
 FROM _all_frames_in_cuj
 GROUP BY frame_id, cuj_id;
 
+-- (frameprobe) Each CUJ looks up the doFrames of its UI thread's track by start time. Joined
+-- the other way round, every doFrame of a process met every CUJ of it, which grows with the
+-- square of the trace. The lower bound on ts follows from ts_end >= cuj.ts and the longest
+-- doFrame, so no row is lost.
+CREATE TABLE IF NOT EXISTS _jank_cuj_do_frame_spans AS
+SELECT slice.id, frame_id AS vsync, do_frame.ts, upid, slice.ts + slice.dur AS ts_end,
+  slice.track_id
+FROM android_frames_choreographer_do_frame AS do_frame
+JOIN slice USING (id);
+CREATE INDEX IF NOT EXISTS _jank_cuj_do_frame_spans_key
+  ON _jank_cuj_do_frame_spans(track_id, ts);
+
 CREATE TABLE IF NOT EXISTS _android_jank_cuj_do_frames AS
-WITH do_frame_slice_with_end_ts AS MATERIALIZED (
-  SELECT slice.id, frame_id AS vsync, do_frame.ts, upid, slice.ts + slice.dur AS ts_end,
-    slice.track_id
-  FROM android_frames_choreographer_do_frame AS do_frame
-  JOIN slice USING (id)
-)
 SELECT cuj.cuj_id, cie.ui_thread, thread.utid, do_frame.*
-FROM thread
-JOIN _jank_cujs_slices AS cuj USING (upid)
+FROM _jank_cujs_slices AS cuj
 LEFT JOIN _cuj_instant_events AS cie USING (cuj_id, upid)
-JOIN thread_track USING (utid)
-JOIN do_frame_slice_with_end_ts AS do_frame
-  ON do_frame.ts_end >= cuj.ts AND do_frame.ts <= cuj.ts_end
-  AND thread_track.id = do_frame.track_id
+CROSS JOIN thread ON thread.upid = cuj.upid
+CROSS JOIN thread_track USING (utid)
+CROSS JOIN _jank_cuj_do_frame_spans AS do_frame
+  ON do_frame.track_id = thread_track.id
+  AND do_frame.ts <= cuj.ts_end
+  AND do_frame.ts >= cuj.ts - (SELECT max(ts_end - ts) FROM _jank_cuj_do_frame_spans)
+  AND do_frame.ts_end >= cuj.ts
 WHERE ((cie.ui_thread IS NULL AND thread.is_main_thread) OR (cie.ui_thread = thread.utid))
   AND vsync > 0
   AND (vsync >= begin_vsync OR begin_vsync IS NULL)
-  AND (vsync <= end_vsync OR end_vsync IS NULL);
+  AND (vsync <= end_vsync OR end_vsync IS NULL)
+-- The rows in the order of the doFrame-first join: the doFrame table's, then by CUJ.
+ORDER BY do_frame.track_id, do_frame.id, cuj.cuj_id;
 
 -- One row per jank CUJ that was not cancelled, in time order.
 CREATE TABLE IF NOT EXISTS android_jank_cuj AS

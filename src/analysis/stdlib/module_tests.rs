@@ -558,3 +558,74 @@ mod frames {
         );
     }
 }
+
+mod cujs {
+    use super::*;
+
+    /// A CUJ slice (`J<NAME>`) on the process track of upid 1 (track 500).
+    fn cuj(c: &Connection, id: i64, ts: i64, dur: i64, name: &str) {
+        c.execute(
+            "INSERT INTO __intrinsic_slice(id, ts, dur, track_id, name, depth) VALUES (?1, ?2, ?3, 500, ?4, 0)",
+            params![id, ts, dur, name],
+        )
+        .unwrap();
+    }
+
+    /// android/cujs/base.sql's `_android_jank_cuj_do_frames`: a doFrame of the CUJ's UI thread
+    /// (its `#UIThread` marker, else the main thread) belongs to the CUJ when it overlaps the
+    /// CUJ slice (ends at or after its start, starts at or before its end) and its vsync id
+    /// lies within the FrameTracker begin / end vsync markers.
+    #[test]
+    fn cuj_do_frames_are_the_overlapping_do_frames_within_the_vsync_markers() {
+        let c = db();
+        process(&c, 1, 100, "com.android.systemui");
+        thread(&c, 1, 100, "ui", 1, true);
+        c.execute(
+            "INSERT INTO __intrinsic_track(id, name, type, event_type, upid) VALUES (500, 'cujs', 'process', 'slice', 1)",
+            [],
+        )
+        .unwrap();
+        // CUJ A [10 us, 50 us], vsyncs 2..=5, UI thread named by its marker.
+        cuj(&c, 50, 10_000, 40_000, "J<A>");
+        slice(&c, 51, 11_000, 0, 1, "J<A>#UIThread", 0, None);
+        slice(&c, 52, 12_000, 0, 1, "J<A>#FT#beginVsync#2", 0, None);
+        slice(&c, 53, 49_000, 0, 1, "J<A>#FT#endVsync#5", 0, None);
+        // CUJ B [40 us, 70 us], vsyncs 4..=9, no UI thread marker: the main thread.
+        cuj(&c, 60, 40_000, 30_000, "J<B>");
+        slice(&c, 61, 41_000, 0, 1, "J<B>#FT#beginVsync#4", 0, None);
+        slice(&c, 62, 69_000, 0, 1, "J<B>#FT#endVsync#9", 0, None);
+        // doFrames (id, vsync): 1 ends before A; 2, the longest, starts 8 us before A and
+        // ends inside it; 3 is inside A; 4 straddles A's end and B's start; 6 is inside B;
+        // 10 is inside B with a vsync past its end marker; 8 starts after B.
+        for (id, ts, dur, vsync) in [
+            (1, 0, 1_000, 1),
+            (2, 2_000, 30_000, 2),
+            (3, 33_000, 5_000, 3),
+            (4, 45_000, 10_000, 4),
+            (5, 60_000, 5_000, 6),
+            (6, 66_000, 2_000, 10),
+            (7, 80_000, 1_000, 8),
+        ] {
+            let name = format!("Choreographer#doFrame {vsync}");
+            slice(&c, id, ts, dur, 1, &name, 0, None);
+        }
+        assert_eq!(
+            ints(
+                &c,
+                "INCLUDE PERFETTO MODULE android.cujs.base; \
+                 SELECT cuj_id, ui_thread, utid, id, vsync, ts, ts_end, track_id \
+                 FROM _android_jank_cuj_do_frames ORDER BY cuj_id, id"
+            ),
+            [
+                [1, 1, 1, 2, 2, 2_000, 32_000, 101],
+                [1, 1, 1, 3, 3, 33_000, 38_000, 101],
+                [1, 1, 1, 4, 4, 45_000, 55_000, 101],
+                [2, -1, 1, 4, 4, 45_000, 55_000, 101],
+                [2, -1, 1, 5, 6, 60_000, 65_000, 101],
+            ]
+            .iter()
+            .map(|r| r.iter().map(|&v| (v != -1).then_some(v)).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+        );
+    }
+}
