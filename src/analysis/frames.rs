@@ -185,16 +185,14 @@ fn with_timeline(
 
 fn without_timeline(idx: &Index<'_>, upid: Upid, dos: &[Span]) -> Vec<Frame> {
     let store = idx.store;
-    let empty = Vec::new();
-    let draws = idx.draw_frames.get(&upid).unwrap_or(&empty);
     let mut frames = Vec::new();
     for (i, d) in dos.iter().enumerate() {
         let next = dos.get(i + 1).map_or(i64::MAX, |n| n.ts);
-        let mine: Vec<&Span> = draws
+        let rt = idx
+            .draw_frames_starting(upid, d.ts, next)
             .iter()
-            .filter(|r| r.ts >= d.ts && r.ts < next)
-            .collect();
-        let rt = mine.iter().max_by_key(|r| r.end()).map(|r| **r);
+            .max_by_key(|r| r.end())
+            .copied();
         let end = rt.map_or(d.end(), |r| r.end());
         frames.push(Frame {
             upid,

@@ -540,11 +540,9 @@ pub fn draw_frame_for(idx: &Index<'_>, f: &Frame, ui: Span, rt: Span) -> Span {
         return rt;
     };
     let candidates: Vec<Span> = idx
-        .draw_frames
-        .get(&f.upid)
-        .into_iter()
-        .flatten()
-        .filter(|d| d.ts >= ui.ts && d.ts <= ui.end() && frame_id_of(name(**d)) == Some(id))
+        .draw_frames_starting(f.upid, ui.ts, ui.end().saturating_add(1))
+        .iter()
+        .filter(|d| frame_id_of(name(**d)) == Some(id))
         .copied()
         .collect();
     if candidates.len() < 2 {

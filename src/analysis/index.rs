@@ -148,6 +148,25 @@ impl<'a> Index<'a> {
                 self.draw_frames.entry(upid).or_default().push(span);
             }
         }
+        // Slice ids follow start times, so this stable sort is a check that changes nothing
+        // on the usual trace; the lookups by time below rely on it.
+        for v in self
+            .do_frames
+            .values_mut()
+            .chain(self.draw_frames.values_mut())
+        {
+            v.sort_by_key(|s| s.ts);
+        }
+    }
+
+    /// A process's DrawFrames that start in `[from, until)`, in start order.
+    pub fn draw_frames_starting(&self, upid: Upid, from: i64, until: i64) -> &[Span] {
+        let Some(all) = self.draw_frames.get(&upid) else {
+            return &[];
+        };
+        let a = all.partition_point(|d| d.ts < from);
+        let z = all.partition_point(|d| d.ts < until).max(a);
+        &all[a..z]
     }
 
     fn collect_phases(&mut self) {
@@ -286,6 +305,30 @@ mod tests {
             });
         }
         store
+    }
+
+    /// The DrawFrames a doFrame owns (without FrameTimeline: those starting from its start
+    /// up to the next doFrame's) and those a layer's doFrame may have drawn (from its start
+    /// to its end, inclusive: `until` is the end + 1) come from a half-open range of starts.
+    #[test]
+    fn draw_frames_starting_in_a_half_open_range_of_starts() {
+        let store = store_with(&[Some("app")]);
+        let mut idx = Index::new(&store);
+        let span = |id, ts| Span { id, ts, dur: 5 };
+        idx.draw_frames
+            .insert(0, vec![span(1, 10), span(2, 20), span(3, 20), span(4, 30)]);
+        let ids = |from, until| -> Vec<u32> {
+            idx.draw_frames_starting(0, from, until)
+                .iter()
+                .map(|s| s.id)
+                .collect()
+        };
+        assert_eq!(ids(20, 30), [2, 3]);
+        assert_eq!(ids(10, 31), [1, 2, 3, 4]);
+        assert_eq!(ids(11, 20), Vec::<u32>::new());
+        assert_eq!(ids(31, i64::MAX), Vec::<u32>::new());
+        assert_eq!(ids(30, 10), Vec::<u32>::new());
+        assert!(idx.draw_frames_starting(1, 0, i64::MAX).is_empty());
     }
 
     fn layers(l: &[&str]) -> Vec<String> {

@@ -624,7 +624,10 @@ mod cujs {
                 [2, -1, 1, 5, 6, 60_000, 65_000, 101],
             ]
             .iter()
-            .map(|r| r.iter().map(|&v| (v != -1).then_some(v)).collect::<Vec<_>>())
+            .map(|r| r
+                .iter()
+                .map(|&v| (v != -1).then_some(v))
+                .collect::<Vec<_>>())
             .collect::<Vec<_>>()
         );
     }
