@@ -43,3 +43,70 @@ fn the_named_slices_hold_every_slice_of_the_frame_database() {
         assert!(cuj_slices > 0, "no trace had CUJ slices to compare");
     }
 }
+
+/// The frame database writes only the frame timeline columns the stdlib frame and CUJ
+/// modules read (`write_frame_table_keys`): every table those modules build must come out
+/// the same as on a database holding every table and column, or a module reading a column
+/// the frame database leaves NULL would change the Perfetto frame stats and CUJ boundaries.
+#[test]
+fn frame_db_reads_only_the_columns_it_writes() {
+    use frameprobe::analysis::{perfetto_stats, stdlib};
+    use frameprobe::store::sqlite::{to_connection, ExportOptions};
+    use rusqlite::types::Value;
+
+    // The planted-causes trace has a CUJ with frames inside it; the shared traces have none.
+    let dir = std::env::temp_dir().join(format!("frameprobe-frame-db-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cuj = dir.join("cuj.pftrace");
+    std::fs::write(&cuj, frameprobe_tools::synth::causes::generate(true).bytes).unwrap();
+    let mut traces = vec![common::sample_trace(), cuj];
+    if let Some(dir) = common::shared("traces", "frame_db_slices") {
+        let mut real: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "perfetto-trace"))
+            .collect();
+        real.sort();
+        traces.extend(real);
+    }
+    let boundary = stdlib::cuj_frame_boundary_module().unwrap();
+    let tables: Vec<&str> = [
+        stdlib::module_named("android.frames.timeline").unwrap(),
+        stdlib::module_named("android.cujs.base").unwrap(),
+        boundary,
+    ]
+    .iter()
+    .flat_map(|m| m.tables.iter().copied())
+    .collect();
+    let rows = |c: &rusqlite::Connection, t: &str| -> Vec<Vec<Value>> {
+        let mut st = c.prepare(&format!("SELECT * FROM {t}")).unwrap();
+        let n = st.column_count();
+        st.query_map([], |r| (0..n).map(|i| r.get::<_, Value>(i)).collect())
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let (mut frames, mut cuj_frames) = (0, 0);
+    for t in &traces {
+        let store = load(t, frameprobe::single_trace::analysis_load_options())
+            .unwrap()
+            .store;
+        let small = perfetto_stats::frame_db(&store, None).unwrap();
+        let full = to_connection(&store, ExportOptions::default()).unwrap();
+        for c in [&small, &full] {
+            stdlib::ensure_module(c, boundary).unwrap();
+        }
+        for table in &tables {
+            let (a, b) = (rows(&small, table), rows(&full, table));
+            assert_eq!(a, b, "{}: {table}", t.display());
+            match *table {
+                "android_frames" => frames += a.len(),
+                "_extended_frame_boundary" => cuj_frames += a.len(),
+                _ => {}
+            }
+        }
+    }
+    assert!(frames > 0, "no trace had stdlib frames to compare");
+    assert!(cuj_frames > 0, "no trace had CUJ frames to compare");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -269,71 +269,7 @@ fn write_rows(
     let copied = large == LargeTables::Copied;
     conn.execute_batch("BEGIN")?;
     {
-        let mut st = conn.prepare(
-            "INSERT INTO __intrinsic_process(id,pid,name,start_ts,end_ts,parent_upid,uid,android_appid,android_user_id,cmdline,arg_set_id,machine_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        )?;
-        for (i, p) in s.processes.iter().enumerate() {
-            st.execute(params![
-                i as i64,
-                p.pid,
-                opt_str(s, p.name),
-                p.start_ts,
-                p.end_ts,
-                p.parent_upid,
-                p.uid,
-                p.android_appid,
-                p.android_user_id,
-                opt_str(s, p.cmdline),
-                p.arg_set_id,
-                p.machine_id
-            ])?;
-        }
-        let mut st = conn.prepare(
-            "INSERT INTO __intrinsic_thread(id,tid,name,start_ts,end_ts,upid,is_main_thread,is_idle,machine_id,arg_set_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
-        )?;
-        for (i, t) in s.threads.iter().enumerate() {
-            st.execute(params![
-                i as i64,
-                t.tid,
-                opt_str(s, t.name),
-                t.start_ts,
-                t.end_ts,
-                t.upid,
-                t.is_main_thread,
-                t.is_idle,
-                t.machine_id,
-                t.arg_set_id
-            ])?;
-        }
-        let mut st = conn.prepare(
-            "INSERT INTO __intrinsic_track(id,name,type,event_type,dimension_arg_set_id,parent_id,source_arg_set_id,machine_id,counter_unit,utid,upid,cpu) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        )?;
-        for (i, t) in s.tracks.iter().enumerate() {
-            let (utid, upid, cpu) = match t.scope {
-                TrackScope::Thread(u) => (Some(u), None, None),
-                TrackScope::Process(u) => (None, Some(u), None),
-                TrackScope::Cpu(c) => (None, None, Some(c)),
-                TrackScope::Global => (None, None, None),
-            };
-            let ev = match t.event_type {
-                EventType::Slice => "slice",
-                EventType::Counter => "counter",
-            };
-            st.execute(params![
-                i as i64,
-                opt_str(s, t.name),
-                s.str(t.kind),
-                ev,
-                t.dimension_arg_set_id,
-                t.parent_id,
-                t.source_arg_set_id,
-                t.machine_id,
-                opt_str(s, t.counter_unit),
-                utid,
-                upid,
-                cpu
-            ])?;
-        }
+        write_processes_threads_tracks(conn, s)?;
         if opts.slices {
             if copied && !opts.only_frame_slices {
                 copy_table(conn, s, "__intrinsic_slice", &SLICE_TABLE)?;
@@ -445,6 +381,134 @@ pub fn frame_db_slice_ids(
     ids
 }
 
+/// `process`, `thread` and `track`, [`ROWS_PER_INSERT`] rows to a statement: every database
+/// holds them all, and a frame database writes them before anything else.
+fn write_processes_threads_tracks(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+    let cols = [
+        "pid",
+        "name",
+        "start_ts",
+        "end_ts",
+        "parent_upid",
+        "uid",
+        "android_appid",
+        "android_user_id",
+        "cmdline",
+        "arg_set_id",
+        "machine_id",
+    ];
+    append_rows(
+        conn,
+        "__intrinsic_process",
+        &cols,
+        s.processes.len(),
+        |st, i, b| {
+            let p = &s.processes[i];
+            bind_values(
+                st,
+                b,
+                &[
+                    &p.pid,
+                    &opt_str(s, p.name),
+                    &p.start_ts,
+                    &p.end_ts,
+                    &p.parent_upid,
+                    &p.uid,
+                    &p.android_appid,
+                    &p.android_user_id,
+                    &opt_str(s, p.cmdline),
+                    &p.arg_set_id,
+                    &p.machine_id,
+                ],
+            )
+        },
+    )?;
+    let cols = [
+        "tid",
+        "name",
+        "start_ts",
+        "end_ts",
+        "upid",
+        "is_main_thread",
+        "is_idle",
+        "machine_id",
+        "arg_set_id",
+    ];
+    append_rows(
+        conn,
+        "__intrinsic_thread",
+        &cols,
+        s.threads.len(),
+        |st, i, b| {
+            let t = &s.threads[i];
+            bind_values(
+                st,
+                b,
+                &[
+                    &t.tid,
+                    &opt_str(s, t.name),
+                    &t.start_ts,
+                    &t.end_ts,
+                    &t.upid,
+                    &t.is_main_thread,
+                    &t.is_idle,
+                    &t.machine_id,
+                    &t.arg_set_id,
+                ],
+            )
+        },
+    )?;
+    let cols = [
+        "name",
+        "type",
+        "event_type",
+        "dimension_arg_set_id",
+        "parent_id",
+        "source_arg_set_id",
+        "machine_id",
+        "counter_unit",
+        "utid",
+        "upid",
+        "cpu",
+    ];
+    append_rows(
+        conn,
+        "__intrinsic_track",
+        &cols,
+        s.tracks.len(),
+        |st, i, b| {
+            let t = &s.tracks[i];
+            let (utid, upid, cpu) = match t.scope {
+                TrackScope::Thread(u) => (Some(u), None, None),
+                TrackScope::Process(u) => (None, Some(u), None),
+                TrackScope::Cpu(c) => (None, None, Some(c)),
+                TrackScope::Global => (None, None, None),
+            };
+            let ev = match t.event_type {
+                EventType::Slice => "slice",
+                EventType::Counter => "counter",
+            };
+            bind_values(
+                st,
+                b,
+                &[
+                    &opt_str(s, t.name),
+                    &s.str(t.kind),
+                    &ev,
+                    &t.dimension_arg_set_id,
+                    &t.parent_id,
+                    &t.source_arg_set_id,
+                    &t.machine_id,
+                    &opt_str(s, t.counter_unit),
+                    &utid,
+                    &upid,
+                    &cpu,
+                ],
+            )
+        },
+    )
+}
+
 /// The slices `ids` ([`frame_db_slice_ids`]) under their own ids.
 fn write_frame_slices(conn: &Connection, s: &Store, ids: &[SliceId]) -> rusqlite::Result<()> {
     let cols: Vec<&str> = SLICE_TABLE.columns.iter().map(|c| c.0).collect();
@@ -517,6 +581,44 @@ fn write_args(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     })
 }
 
+/// A frame database's `expected_frame_timeline_slice` / `actual_frame_timeline_slice`: only
+/// the columns the stdlib frame and CUJ modules read (a frame's token, process, layer and
+/// span; the rest stay NULL). Binding the other 19 text and number columns was most of the
+/// cost of these rows (x300: 142 ms on the frame database's critical path); the frame
+/// database is internal to `analyze`, and `frame_db_reads_only_the_columns_it_writes` checks
+/// its module tables against a full database's.
+fn write_frame_table_keys(
+    conn: &Connection,
+    s: &Store,
+    actual: &[&FrameTimelineRow],
+    expected: &[&FrameTimelineRow],
+) -> rusqlite::Result<()> {
+    let cols = ["id", "ts", "dur", "track_id", "name", "upid", "layer_name"];
+    for (table, rows) in [
+        ("expected_frame_timeline_slice", expected),
+        ("actual_frame_timeline_slice", actual),
+    ] {
+        insert_rows(conn, table, &cols, 0..rows.len(), |st, k, b| {
+            let f = rows[k];
+            let r = &s.slices[f.slice_id as usize];
+            bind_values(
+                st,
+                b,
+                &[
+                    &f.slice_id,
+                    &r.ts,
+                    &r.dur,
+                    &r.track_id,
+                    &opt_str(s, r.name),
+                    &f.upid,
+                    &opt_str(s, f.layer_name),
+                ],
+            )
+        })?;
+    }
+    Ok(())
+}
+
 /// `kept`: the slices a frame database holds ([`frame_db_slice_ids`]), None for all.
 fn write_frame_tables(
     conn: &Connection,
@@ -536,6 +638,10 @@ fn write_frame_tables(
     ];
     let (actual, expected): (Vec<&FrameTimelineRow>, Vec<&FrameTimelineRow>) =
         s.frame_timeline.iter().partition(|f| f.actual);
+    if kept.is_some() {
+        write_frame_table_keys(conn, s, &actual, &expected)?;
+        return write_frame_slice_extra(conn, s, kept);
+    }
     // The columns every frame timeline slice has, bound from `first` on.
     let bind_base = |st: &mut rusqlite::Statement<'_>, f: &FrameTimelineRow, first: usize| {
         let r = &s.slices[f.slice_id as usize];
@@ -635,6 +741,15 @@ fn write_frame_tables(
             )
         },
     )?;
+    write_frame_slice_extra(conn, s, kept)
+}
+
+/// `__frame_slice_extra` for the kept slices (`kept`: as for [`write_frame_tables`]).
+fn write_frame_slice_extra(
+    conn: &Connection,
+    s: &Store,
+    kept: Option<&[SliceId]>,
+) -> rusqlite::Result<()> {
     let cols = [
         "id",
         "layer_name",
