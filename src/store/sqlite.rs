@@ -22,7 +22,9 @@ pub struct ExportOptions {
     pub counters: bool,
     pub slices: bool,
     /// Only the slices the frame tables use (doFrame, DrawFrame, FrameTimeline) and the CUJ
-    /// slices and their FrameTracker markers (`J<…>`, `FT#…`), and no flows, for analysis.
+    /// slices and their FrameTracker markers (`J<…>`, `FT#…`), no flows, and of the slice
+    /// and frame timeline tables only the columns the stdlib frame and CUJ modules read:
+    /// `analyze`'s internal frame database.
     pub only_frame_slices: bool,
     /// `thread_state` (with `sched`): about two rows per context switch, the costliest
     /// table to write, so a query that does not name it can skip it.
@@ -509,15 +511,25 @@ fn write_processes_threads_tracks(conn: &Connection, s: &Store) -> rusqlite::Res
     )
 }
 
-/// The slices `ids` ([`frame_db_slice_ids`]) under their own ids.
+/// The slices `ids` ([`frame_db_slice_ids`]) under their own ids, with only the columns the
+/// stdlib frame and CUJ modules read (as [`write_frame_table_keys`]): the thread times alone
+/// were four lookups per row.
 fn write_frame_slices(conn: &Connection, s: &Store, ids: &[SliceId]) -> rusqlite::Result<()> {
-    let cols: Vec<&str> = SLICE_TABLE.columns.iter().map(|c| c.0).collect();
+    let cols = ["id", "ts", "dur", "track_id", "name"];
     insert_rows(
         conn,
         "__intrinsic_slice",
         &cols,
         0..ids.len(),
-        |st, k, b| bind_cells(st, s, &SLICE_TABLE, ids[k], 0, b),
+        |st, k, b| {
+            let id = ids[k];
+            let r = &s.slices[id as usize];
+            bind_values(
+                st,
+                b,
+                &[&id, &r.ts, &r.dur, &r.track_id, &opt_str(s, r.name)],
+            )
+        },
     )
 }
 
