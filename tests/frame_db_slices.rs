@@ -9,19 +9,25 @@ use frameprobe::analysis::named_slices::NamedSlices;
 use frameprobe::import::load;
 use frameprobe::store::sqlite::frame_db_slice_ids;
 
+/// The real traces in `../shared/traces`, sorted (none without it).
+fn shared_traces() -> Vec<std::path::PathBuf> {
+    let Some(dir) = common::shared("traces", "frame_db_slices") else {
+        return Vec::new();
+    };
+    let mut real: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "perfetto-trace"))
+        .collect();
+    real.sort();
+    assert!(!real.is_empty(), "no real traces");
+    real
+}
+
 #[test]
 fn the_named_slices_hold_every_slice_of_the_frame_database() {
     let mut traces = vec![common::sample_trace()];
-    if let Some(dir) = common::shared("traces", "frame_db_slices") {
-        let mut real: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "perfetto-trace"))
-            .collect();
-        real.sort();
-        assert!(!real.is_empty(), "no real traces");
-        traces.extend(real);
-    }
+    traces.extend(shared_traces());
     let mut cuj_slices = 0;
     for t in &traces {
         let store = load(t, frameprobe::single_trace::analysis_load_options())
@@ -44,8 +50,8 @@ fn the_named_slices_hold_every_slice_of_the_frame_database() {
     }
 }
 
-/// The frame database writes only the frame timeline columns the stdlib frame and CUJ
-/// modules read (`write_frame_table_keys`): every table those modules build must come out
+/// The frame database writes only the slice and frame timeline columns the stdlib frame and
+/// CUJ modules read (`write_frame_slices`, `write_frame_table_keys`): every table those modules build must come out
 /// the same as on a database holding every table and column, or a module reading a column
 /// the frame database leaves NULL would change the Perfetto frame stats and CUJ boundaries.
 #[test]
@@ -55,20 +61,13 @@ fn frame_db_reads_only_the_columns_it_writes() {
     use rusqlite::types::Value;
 
     // The planted-causes trace has a CUJ with frames inside it; the shared traces have none.
-    let dir = std::env::temp_dir().join(format!("frameprobe-frame-db-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cuj = dir.join("cuj.pftrace");
-    std::fs::write(&cuj, frameprobe_tools::synth::causes::generate(true).bytes).unwrap();
-    let mut traces = vec![common::sample_trace(), cuj];
-    if let Some(dir) = common::shared("traces", "frame_db_slices") {
-        let mut real: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "perfetto-trace"))
-            .collect();
-        real.sort();
-        traces.extend(real);
-    }
+    let cuj = common::temp_file(
+        "frame-db",
+        "cuj.pftrace",
+        &frameprobe_tools::synth::causes::generate(true).bytes,
+    );
+    let mut traces = vec![common::sample_trace(), cuj.clone()];
+    traces.extend(shared_traces());
     let boundary = stdlib::cuj_frame_boundary_module().unwrap();
     let tables: Vec<&str> = [
         stdlib::module_named("android.frames.timeline").unwrap(),
@@ -108,5 +107,5 @@ fn frame_db_reads_only_the_columns_it_writes() {
     }
     assert!(frames > 0, "no trace had stdlib frames to compare");
     assert!(cuj_frames > 0, "no trace had CUJ frames to compare");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&cuj);
 }
