@@ -51,9 +51,10 @@ fn the_named_slices_hold_every_slice_of_the_frame_database() {
 }
 
 /// The frame database writes only the slice and frame timeline columns the stdlib frame and
-/// CUJ modules read (`write_frame_slices`, `write_frame_table_keys`): every table those modules build must come out
-/// the same as on a database holding every table and column, or a module reading a column
-/// the frame database leaves NULL would change the Perfetto frame stats and CUJ boundaries.
+/// CUJ modules read (`write_frame_slices`, `write_frame_table_keys`): every table those
+/// modules build must come out the same as on a database holding every table and column, or
+/// a module reading a column the frame database leaves NULL would change the Perfetto frame
+/// stats and CUJ boundaries.
 #[test]
 fn frame_db_reads_only_the_columns_it_writes() {
     use frameprobe::analysis::{perfetto_stats, stdlib};

@@ -276,15 +276,16 @@ fn write_rows(
             if copied && !opts.only_frame_slices {
                 copy_table(conn, s, "__intrinsic_slice", &SLICE_TABLE)?;
             }
-            let kept = if opts.only_frame_slices {
+            if opts.only_frame_slices {
                 let ids = frame_slice_ids()
                     .unwrap_or_else(|| frame_db_slice_ids(s, 0..s.slices.len() as SliceId));
                 write_frame_slices(conn, s, &ids)?;
-                Some(ids)
+                write_frame_table_keys(conn, s)?;
+                write_frame_slice_extra(conn, s, Some(&ids))?;
             } else {
-                None
-            };
-            write_frame_tables(conn, s, kept.as_deref())?;
+                write_frame_tables(conn, s)?;
+                write_frame_slice_extra(conn, s, None)?;
+            }
             // The frame modules read no flows, and most flows join slices a frame-slice
             // database leaves out.
             if !opts.only_frame_slices {
@@ -599,16 +600,13 @@ fn write_args(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
 /// cost of these rows (x300: 142 ms on the frame database's critical path); the frame
 /// database is internal to `analyze`, and `frame_db_reads_only_the_columns_it_writes` checks
 /// its module tables against a full database's.
-fn write_frame_table_keys(
-    conn: &Connection,
-    s: &Store,
-    actual: &[&FrameTimelineRow],
-    expected: &[&FrameTimelineRow],
-) -> rusqlite::Result<()> {
+fn write_frame_table_keys(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
+    let (actual, expected): (Vec<&FrameTimelineRow>, Vec<&FrameTimelineRow>) =
+        s.frame_timeline.iter().partition(|f| f.actual);
     let cols = ["id", "ts", "dur", "track_id", "name", "upid", "layer_name"];
     for (table, rows) in [
-        ("expected_frame_timeline_slice", expected),
-        ("actual_frame_timeline_slice", actual),
+        ("expected_frame_timeline_slice", &expected),
+        ("actual_frame_timeline_slice", &actual),
     ] {
         insert_rows(conn, table, &cols, 0..rows.len(), |st, k, b| {
             let f = rows[k];
@@ -631,12 +629,8 @@ fn write_frame_table_keys(
     Ok(())
 }
 
-/// `kept`: the slices a frame database holds ([`frame_db_slice_ids`]), None for all.
-fn write_frame_tables(
-    conn: &Connection,
-    s: &Store,
-    kept: Option<&[SliceId]>,
-) -> rusqlite::Result<()> {
+/// `expected_frame_timeline_slice` / `actual_frame_timeline_slice` with every column.
+fn write_frame_tables(conn: &Connection, s: &Store) -> rusqlite::Result<()> {
     const BASE: [&str; 9] = [
         "id",
         "ts",
@@ -650,10 +644,6 @@ fn write_frame_tables(
     ];
     let (actual, expected): (Vec<&FrameTimelineRow>, Vec<&FrameTimelineRow>) =
         s.frame_timeline.iter().partition(|f| f.actual);
-    if kept.is_some() {
-        write_frame_table_keys(conn, s, &actual, &expected)?;
-        return write_frame_slice_extra(conn, s, kept);
-    }
     // The columns every frame timeline slice has, bound from `first` on.
     let bind_base = |st: &mut rusqlite::Statement<'_>, f: &FrameTimelineRow, first: usize| {
         let r = &s.slices[f.slice_id as usize];
@@ -752,11 +742,11 @@ fn write_frame_tables(
                 ],
             )
         },
-    )?;
-    write_frame_slice_extra(conn, s, kept)
+    )
 }
 
-/// `__frame_slice_extra` for the kept slices (`kept`: as for [`write_frame_tables`]).
+/// `__frame_slice_extra` for the slices a frame database holds (`kept`, from
+/// [`frame_db_slice_ids`]), or for all.
 fn write_frame_slice_extra(
     conn: &Connection,
     s: &Store,
