@@ -102,37 +102,80 @@ struct Bytes {
 }
 
 impl Bytes {
+    const EMPTY: Bytes = Bytes { at: 0, len: 0 };
+
+    fn range(self) -> std::ops::Range<usize> {
+        self.at as usize..(self.at + self.len) as usize
+    }
+
     fn of(self, bytes: &[u8]) -> &[u8] {
-        &bytes[self.at as usize..(self.at + self.len) as usize]
+        &bytes[self.range()]
     }
 }
 
-/// One call to the importers' side. Kept to 32 bytes (a batch holds thousands): larger
-/// arguments wait in the batch's side lists.
-enum Cmd {
-    Ftrace(i64, u32, Bytes),
+/// What a [`Cmd`] asks of the importers, and what its fields hold.
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum Kind {
+    /// (ts, cpu, the event's bytes).
+    Ftrace,
     /// A print event's atrace slice begin, read here: (ts, pid, tgid, name in
     /// `Batch::text`). Reading prints was the largest share of the importers' thread.
-    AtraceBegin(i64, u32, u32, Bytes),
+    AtraceBegin,
     /// (ts, pid, tgid) of a print event's atrace slice end.
-    AtraceEnd(i64, u32, u32),
+    AtraceEnd,
     /// (ts, pid, PrintFtraceEvent) of a print event left to the importers.
-    Print(i64, u32, Bytes),
-    /// Index in `Batch::switches`.
-    Switch(i64, u32, u32),
-    /// Index in `Batch::wakings`.
-    Waking(i64, u32, u32),
-    /// Index in `Batch::packets`.
-    Packet(i64, u32, Bytes),
-    TrackEvent(i64, TrackEventMeta, Bytes),
+    Print,
+    /// (ts, cpu, index in `Batch::switches`).
+    Switch,
+    /// (ts, cpu, index in `Batch::wakings`).
+    Waking,
+    /// (ts, index in `Batch::packets`, payload).
+    Packet,
+    /// (ts, sequence, interned-data interval, payload).
+    TrackEvent,
     OutOfOrder,
-    Stat(Box<Stat>),
-    CountPacket(u32),
-    Name(Bytes),
-    NewInterval(Option<u32>),
-    Interned(u32, u32, Bytes),
-    /// Rare calls (a few per trace), carrying their own copy of what they read.
-    Call(Box<dyn FnOnce(&mut Importer) + Send>),
+    /// The next of `Batch::stats`.
+    Stat,
+    /// (packet kind).
+    CountPacket,
+    /// (the tokenizer's next name).
+    Name,
+    /// (inherited interval, whether there is one).
+    NewInterval,
+    /// (interval, field, message).
+    Interned,
+    /// The next of `Batch::calls`.
+    Call,
+}
+
+/// One call to the importers' side: a plain 32-byte record (a batch holds thousands);
+/// what does not fit waits in the batch's side lists. Not an enum with fields: those were
+/// assembled on the stack with narrow stores and copied into the batch with wide loads, a
+/// store-forwarding stall on every event (docs/speed.md, "CPU, eighteenth round").
+#[derive(Clone, Copy)]
+struct Cmd {
+    ts: i64,
+    bytes: Bytes,
+    a: u32,
+    b: u32,
+    kind: Kind,
+}
+
+impl Cmd {
+    fn new(kind: Kind, ts: i64, a: u32, b: u32, bytes: Bytes) -> Self {
+        Cmd {
+            ts,
+            bytes,
+            a,
+            b,
+            kind,
+        }
+    }
+
+    fn bare(kind: Kind, a: u32, b: u32) -> Self {
+        Cmd::new(kind, 0, a, b, Bytes::EMPTY)
+    }
 }
 
 /// The arguments of `Store::stat_add`.
@@ -143,6 +186,9 @@ struct Stat {
     what: &'static str,
     n: i64,
 }
+
+/// Rare calls (a few per trace), carrying their own copy of what they read.
+type Call = Box<dyn FnOnce(&mut Importer) + Send>;
 
 const _: () = assert!(std::mem::size_of::<Cmd>() <= 32);
 
@@ -155,6 +201,8 @@ struct Batch {
     switches: Vec<CompactSwitch>,
     wakings: Vec<CompactWaking>,
     packets: Vec<PacketEvent>,
+    stats: Vec<Stat>,
+    calls: Vec<Call>,
 }
 
 impl Batch {
@@ -178,57 +226,68 @@ impl Batch {
 
     /// Applies every call in order and empties the batch (its buffers are kept for reuse).
     fn apply(&mut self, imp: &mut Importer) {
+        let mut stats = self.stats.drain(..);
+        let mut calls = self.calls.drain(..);
         for cmd in self.cmds.drain(..) {
-            match cmd {
-                Cmd::Ftrace(ts, cpu, b) => {
-                    let bytes = b.of(&self.bytes);
-                    imp.ftrace(ts, cpu, bytes)
+            let (ts, a, b) = (cmd.ts, cmd.a, cmd.b);
+            match cmd.kind {
+                Kind::Ftrace => imp.ftrace(ts, a, cmd.bytes.of(&self.bytes)),
+                Kind::AtraceBegin => {
+                    let name = &self.text[cmd.bytes.range()];
+                    imp.atrace_print(ts, a, Record::Begin { tgid: b, name })
                 }
-                Cmd::AtraceBegin(ts, pid, tgid, b) => {
-                    let name = &self.text[b.at as usize..(b.at + b.len) as usize];
-                    imp.atrace_print(ts, pid, Record::Begin { tgid, name })
-                }
-                Cmd::AtraceEnd(ts, pid, tgid) => imp.atrace_print(ts, pid, Record::End { tgid }),
-                Cmd::Print(ts, pid, b) => imp.print(ts, pid, b.of(&self.bytes)),
-                Cmd::Switch(ts, cpu, i) => {
-                    let mut e = self.switches[i as usize];
+                Kind::AtraceEnd => imp.atrace_print(ts, a, Record::End { tgid: b }),
+                Kind::Print => imp.print(ts, a, cmd.bytes.of(&self.bytes)),
+                Kind::Switch => {
+                    let mut e = self.switches[b as usize];
                     e.next_comm = imp.ctx.tokenizer_name(e.next_comm).unwrap_or_default();
-                    imp.compact_switch(ts, cpu, &e)
+                    imp.compact_switch(ts, a, &e)
                 }
-                Cmd::Waking(ts, cpu, i) => {
-                    let mut e = self.wakings[i as usize];
+                Kind::Waking => {
+                    let mut e = self.wakings[b as usize];
                     e.comm = imp.ctx.tokenizer_name(e.comm).unwrap_or_default();
-                    imp.compact_waking(ts, cpu, &e)
+                    imp.compact_waking(ts, a, &e)
                 }
-                Cmd::Packet(ts, i, b) => {
-                    let bytes = b.of(&self.bytes);
-                    imp.packet(ts, &self.packets[i as usize], bytes)
+                Kind::Packet => {
+                    let bytes = cmd.bytes.of(&self.bytes);
+                    imp.packet(ts, &self.packets[a as usize], bytes)
                 }
-                Cmd::TrackEvent(ts, meta, b) => {
-                    let bytes = b.of(&self.bytes);
-                    imp.track_event(ts, &meta, bytes)
+                Kind::TrackEvent => {
+                    let meta = TrackEventMeta {
+                        seq_id: a,
+                        interval: b,
+                    };
+                    imp.track_event(ts, &meta, cmd.bytes.of(&self.bytes))
                 }
-                Cmd::OutOfOrder => imp.out_of_order(),
-                Cmd::Stat(s) => imp
-                    .ctx
-                    .store
-                    .stat_add(s.name, s.index, s.severity, s.what, s.n),
-                Cmd::CountPacket(kind) => imp.ctx.store.trace_info.count_packet(kind),
-                Cmd::Name(b) => {
-                    let text = String::from_utf8_lossy(b.of(&self.bytes));
+                Kind::OutOfOrder => imp.out_of_order(),
+                Kind::Stat => {
+                    if let Some(s) = stats.next() {
+                        imp.ctx
+                            .store
+                            .stat_add(s.name, s.index, s.severity, s.what, s.n)
+                    }
+                }
+                Kind::CountPacket => imp.ctx.store.trace_info.count_packet(a),
+                Kind::Name => {
+                    let text = String::from_utf8_lossy(cmd.bytes.of(&self.bytes));
                     let id = imp.ctx.store.intern(&text);
                     imp.ctx.tokenizer_names.push(id);
                 }
-                Cmd::NewInterval(inherit) => {
-                    imp.track_event.interned.new_interval(inherit);
+                Kind::NewInterval => {
+                    imp.track_event.interned.new_interval((b != 0).then_some(a));
                 }
-                Cmd::Interned(interval, field, b) => {
-                    let bytes = b.of(&self.bytes);
-                    imp.track_event.interned.add(interval, field, bytes);
+                Kind::Interned => {
+                    let bytes = cmd.bytes.of(&self.bytes);
+                    imp.track_event.interned.add(a, b, bytes);
                 }
-                Cmd::Call(f) => f(imp),
+                Kind::Call => {
+                    if let Some(f) = calls.next() {
+                        f(imp)
+                    }
+                }
             }
         }
+        drop((stats, calls));
         self.bytes.clear();
         self.text.clear();
         self.switches.clear();
@@ -278,7 +337,7 @@ pub struct Forwarder<'a> {
     names: StringPool,
     intervals: u32,
     track_events: track_event::Tokenizer,
-    /// Whether print events are read here ([`Cmd::AtraceBegin`]) or left to the importers.
+    /// Whether print events are read here ([`Kind::AtraceBegin`]) or left to the importers.
     read_prints: bool,
 }
 
@@ -337,7 +396,8 @@ impl<'a> Forwarder<'a> {
     }
 
     fn call(&mut self, f: impl FnOnce(&mut Importer) + Send + 'static) {
-        self.push(Cmd::Call(Box::new(f)));
+        self.batch.calls.push(Box::new(f));
+        self.push(Cmd::bare(Kind::Call, 0, 0));
     }
 
     /// Applies what is left and stops the importers' thread.
@@ -428,8 +488,8 @@ fn apply_all(
 
 impl EventSink for Forwarder<'_> {
     fn ftrace(&mut self, ts: i64, cpu: u32, event: &[u8]) {
-        let cmd = Cmd::Ftrace(ts, cpu, self.batch.keep(event));
-        self.push(cmd);
+        let b = self.batch.keep(event);
+        self.push(Cmd::new(Kind::Ftrace, ts, cpu, 0, b));
     }
     fn print(&mut self, ts: i64, pid: u32, print: &[u8]) {
         let read = if self.read_prints {
@@ -439,35 +499,41 @@ impl EventSink for Forwarder<'_> {
         };
         let cmd = match read {
             Some(Record::Begin { tgid, name }) => {
-                Cmd::AtraceBegin(ts, pid, tgid, self.batch.keep_str(name))
+                Cmd::new(Kind::AtraceBegin, ts, pid, tgid, self.batch.keep_str(name))
             }
-            Some(Record::End { tgid }) => Cmd::AtraceEnd(ts, pid, tgid),
-            _ => Cmd::Print(ts, pid, self.batch.keep(print)),
+            Some(Record::End { tgid }) => Cmd::new(Kind::AtraceEnd, ts, pid, tgid, Bytes::EMPTY),
+            _ => Cmd::new(Kind::Print, ts, pid, 0, self.batch.keep(print)),
         };
         self.push(cmd);
     }
     fn compact_switch(&mut self, ts: i64, cpu: u32, e: &CompactSwitch) {
         self.batch.switches.push(*e);
         let i = self.batch.switches.len() as u32 - 1;
-        self.push(Cmd::Switch(ts, cpu, i));
+        self.push(Cmd::new(Kind::Switch, ts, cpu, i, Bytes::EMPTY));
     }
     fn compact_waking(&mut self, ts: i64, cpu: u32, e: &CompactWaking) {
         self.batch.wakings.push(*e);
         let i = self.batch.wakings.len() as u32 - 1;
-        self.push(Cmd::Waking(ts, cpu, i));
+        self.push(Cmd::new(Kind::Waking, ts, cpu, i, Bytes::EMPTY));
     }
     fn packet(&mut self, ts: i64, e: &PacketEvent, payload: &[u8]) {
         let b = self.batch.keep(payload);
         self.batch.packets.push(*e);
         let i = self.batch.packets.len() as u32 - 1;
-        self.push(Cmd::Packet(ts, i, b));
+        self.push(Cmd::new(Kind::Packet, ts, i, 0, b));
     }
     fn track_event(&mut self, ts: i64, meta: &TrackEventMeta, payload: &[u8]) {
         let b = self.batch.keep(payload);
-        self.push(Cmd::TrackEvent(ts, *meta, b));
+        self.push(Cmd::new(
+            Kind::TrackEvent,
+            ts,
+            meta.seq_id,
+            meta.interval,
+            b,
+        ));
     }
     fn out_of_order(&mut self) {
-        self.push(Cmd::OutOfOrder);
+        self.push(Cmd::bare(Kind::OutOfOrder, 0, 0));
     }
 }
 
@@ -480,16 +546,17 @@ impl TokenizerHost for Forwarder<'_> {
         what: &'static str,
         n: i64,
     ) {
-        self.push(Cmd::Stat(Box::new(Stat {
+        self.batch.stats.push(Stat {
             name,
             index,
             severity,
             what,
             n,
-        })));
+        });
+        self.push(Cmd::bare(Kind::Stat, 0, 0));
     }
     fn count_packet(&mut self, kind: u32) {
-        self.push(Cmd::CountPacket(kind));
+        self.push(Cmd::bare(Kind::CountPacket, kind, 0));
     }
     fn set_metadata(&mut self, key: &'static str, value: MetaValue) {
         self.call(move |imp| imp.ctx.store.set_metadata(key, value));
@@ -507,12 +574,16 @@ impl TokenizerHost for Forwarder<'_> {
         let id = self.names.intern(&String::from_utf8_lossy(bytes));
         if self.names.len() > known {
             let b = self.batch.keep(bytes);
-            self.push(Cmd::Name(b));
+            self.push(Cmd::new(Kind::Name, 0, 0, 0, b));
         }
         id
     }
     fn new_interval(&mut self, inherit: Option<u32>) -> u32 {
-        self.push(Cmd::NewInterval(inherit));
+        self.push(Cmd::bare(
+            Kind::NewInterval,
+            inherit.unwrap_or(0),
+            inherit.is_some() as u32,
+        ));
         self.intervals += 1;
         self.intervals - 1
     }
@@ -521,7 +592,7 @@ impl TokenizerHost for Forwarder<'_> {
             return false;
         }
         let b = self.batch.keep(message);
-        self.push(Cmd::Interned(interval, field, b));
+        self.push(Cmd::new(Kind::Interned, 0, interval, field, b));
         true
     }
     fn on_system_info(&mut self, info: &protos::SystemInfo) {
