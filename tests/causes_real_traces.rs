@@ -387,10 +387,12 @@ fn lookups_built_ahead_answer_as_those_built_on_first_use() {
 /// every chain must still be its own frame's, in frame order, and the frames not asked for
 /// must get none (here every third frame is left out, so the positions have gaps). Only the
 /// frames a report shows keep their whole chain (here every other one); the rest keep the
-/// totals the aggregates read, which must be their whole chain's.
+/// totals the aggregates read, which must be their whole chain's. The totals of half the
+/// janky frames are worked out ahead (as `analyze` does while the frame database is built)
+/// by a context of their own, and every process's frames share that one lookup.
 #[test]
 fn chains_built_on_two_threads_are_each_frames_own() {
-    use frameprobe::analysis::causes::{chain, chains_of, context::Ctx};
+    use frameprobe::analysis::causes::{chain, chains_of, context::Ctx, early::EarlyTotals};
     use frameprobe::analysis::index::Index;
     use frameprobe::analysis::thread_state::ThreadStateIndex;
     for t in &sample_and_api35("chains_built_on_two_threads") {
@@ -398,10 +400,19 @@ fn chains_built_on_two_threads_are_each_frames_own() {
         let (idx, states) = (Index::new(&store), ThreadStateIndex::all(&store));
         let (two, one) = (Ctx::new(&idx, &states), Ctx::new(&idx, &states));
         let (mut compared, mut totals_only) = (0, 0);
-        for frames in frameprobe::analysis::frames::build(&idx).values() {
+        let by_process = frameprobe::analysis::frames::build(&idx);
+        let ahead = Ctx::new(&idx, &states);
+        let all = || by_process.values().flatten();
+        let half = std::cell::Cell::new(all().count() / 2);
+        let early = EarlyTotals::work_out(&ahead, all(), || {
+            half.set(half.get().saturating_sub(1));
+            half.get() > 0
+        });
+        assert!(!early.is_empty() && early.len() < all().count());
+        for frames in by_process.values() {
             let wanted: Vec<bool> = (0..frames.len()).map(|i| i % 3 != 2).collect();
             let shown: Vec<bool> = (0..frames.len()).map(|i| i % 2 == 0).collect();
-            let got = chains_of(&two, frames, &wanted, &shown);
+            let got = chains_of(&two, frames, &wanted, &shown, &early);
             assert_eq!(got.totals.len(), frames.len());
             assert_eq!(got.whole.len(), frames.len());
             for (i, f) in frames.iter().enumerate() {
@@ -419,6 +430,14 @@ fn chains_built_on_two_threads_are_each_frames_own() {
                     "{} frame {i}: totals",
                     t.display()
                 );
+                if let Some(ahead) = early.get(f) {
+                    assert_eq!(
+                        *ahead,
+                        chain(&one, f).map(|c| c.totals()),
+                        "{} frame {i}: totals worked out ahead",
+                        t.display()
+                    );
+                }
                 compared += usize::from(want.is_some());
                 totals_only += usize::from(want.is_some() && !shown[i]);
             }

@@ -180,6 +180,22 @@ struct Ahead {
     vsync: refresh::VsyncTimeline,
     mb_inputs: std::collections::HashMap<Upid, frame_timing::MbInput>,
     lookups: Option<causes::context::Prebuilt>,
+    /// Chain totals worked out while the database was still busy.
+    early: causes::early::EarlyTotals,
+}
+
+/// The janky frames, in the order the per-process loop takes them: the process with the
+/// most frames first, each process's frames in order.
+fn janky_frames_largest_process_first<'f>(
+    by_process: &'f std::collections::HashMap<Upid, Vec<Frame>>,
+    vsync: &'f refresh::VsyncTimeline,
+) -> impl Iterator<Item = &'f Frame> {
+    let mut order: Vec<(&Upid, &Vec<Frame>)> = by_process.iter().collect();
+    order.sort_by_key(|&(u, f)| (std::cmp::Reverse(f.len()), *u));
+    order
+        .into_iter()
+        .flat_map(|(_, frames)| frames)
+        .filter(|f| process_verdicts::janky(f, &process_verdicts::timing(f, vsync)))
 }
 
 pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeReport {
@@ -217,7 +233,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         let by_process = frames::build(&idx);
         // Every thread's states: the causes follow binder servers, lock owners and GC threads.
         let states = ThreadStateIndex::all(store);
-        let ahead = Ahead {
+        let mut ahead = Ahead {
             vsync: refresh::VsyncTimeline::new(store),
             mb_inputs: macrobenchmark::inputs_by_process(store, &idx.named),
             // Built on first use otherwise: only janky frames read them.
@@ -227,7 +243,17 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
                 }
                 _ => None,
             },
+            early: Default::default(),
         };
+        if let (Ok(h), Some(lookups)) = (&db, ahead.lookups.take()) {
+            let ctx = causes::context::Ctx::new(&idx, &states).with_prebuilt(Some(lookups));
+            if !crate::import::pipeline::several_loads() {
+                let janky = janky_frames_largest_process_first(&by_process, &ahead.vsync);
+                ahead.early =
+                    causes::early::EarlyTotals::work_out(&ctx, janky, || !h.is_finished());
+            }
+            ahead.lookups = ctx.into_prebuilt();
+        }
         let db = match db {
             Ok(handle) => handle
                 .join()
@@ -304,6 +330,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         ));
         Default::default()
     });
+    let early = ahead.early;
     let cause_ctx = causes::context::Ctx::new(&idx, &states)
         .with_prebuilt(ahead.lookups)
         .with_cuj_frames(cuj_frames);
@@ -373,7 +400,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
         for &i in &worst_ix {
             shown[i] = true;
         }
-        let chains = causes::chains_of(&cause_ctx, &frames, &janky, &shown);
+        let chains = causes::chains_of(&cause_ctx, &frames, &janky, &shown, &early);
         let mut cause_agg = causes::Aggregate::default();
         for i in (0..frames.len()).filter(|&i| janky[i]) {
             cause_agg.add(frames[i].layer.as_deref(), chains.totals[i].as_ref());

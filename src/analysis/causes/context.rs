@@ -183,6 +183,18 @@ impl<'a> Ctx<'a> {
         self
     }
 
+    /// The lookups given by [`Ctx::with_prebuilt`] back, for the next context (None when
+    /// any of them was not built).
+    pub fn into_prebuilt(self) -> Option<Prebuilt> {
+        Some(Prebuilt {
+            slices: self.slices.into_inner()?,
+            running_by_cpu: self.running_by_cpu.into_inner()?,
+            by_vsync: self.by_vsync.into_inner()?,
+            flows_out: self.flows_out.into_inner()?,
+            cpu_counters: self.cpu_counters.into_inner()?,
+        })
+    }
+
     /// With the boundaries of the frames inside CUJs ([`super::cuj::frames_on`]).
     pub fn with_cuj_frames(mut self, frames: super::cuj::CujFrames) -> Self {
         self.cuj_frames = frames;

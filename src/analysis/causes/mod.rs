@@ -17,6 +17,7 @@ pub mod categories;
 pub mod context;
 pub mod cpu;
 pub mod cuj;
+pub mod early;
 pub mod frame_slices;
 pub mod gc;
 pub mod io;
@@ -335,8 +336,26 @@ const CHAINS_FOR_TWO_THREADS: usize = 8;
 /// of one another, and after the frame database is built the second core is free: with
 /// enough of them, two threads take the next frame in turn (chains vary a lot in cost, so
 /// fixed halves would leave one thread idle).
-pub fn chains_of(ctx: &Ctx<'_>, frames: &[Frame], janky: &[bool], whole: &[bool]) -> Chains {
-    let wanted: Vec<usize> = (0..frames.len()).filter(|&i| janky[i]).collect();
+///
+/// Totals in `early` are taken as they are, unless the whole chain is wanted.
+pub fn chains_of(
+    ctx: &Ctx<'_>,
+    frames: &[Frame],
+    janky: &[bool],
+    whole: &[bool],
+    early: &early::EarlyTotals,
+) -> Chains {
+    let mut out = Chains {
+        totals: vec![None; frames.len()],
+        whole: (0..frames.len()).map(|_| None).collect(),
+    };
+    let mut wanted: Vec<usize> = Vec::new();
+    for i in (0..frames.len()).filter(|&i| janky[i]) {
+        match early.get(&frames[i]) {
+            Some(totals) if !whole[i] => out.totals[i] = totals.clone(),
+            _ => wanted.push(i),
+        }
+    }
     let built = super::work_list::map_in_order(wanted, CHAINS_FOR_TWO_THREADS, |i| {
         let a = attributed(ctx, &frames[i]);
         let totals = a.as_ref().map(Attributed::totals);
@@ -345,10 +364,6 @@ pub fn chains_of(ctx: &Ctx<'_>, frames: &[Frame], janky: &[bool], whole: &[bool]
             .map(|a| a.into_chain(ctx, &frames[i]));
         (i, totals, chain)
     });
-    let mut out = Chains {
-        totals: vec![None; frames.len()],
-        whole: (0..frames.len()).map(|_| None).collect(),
-    };
     for (i, totals, chain) in built {
         out.totals[i] = totals;
         out.whole[i] = chain;
