@@ -88,7 +88,9 @@ mod tests {
     /// worked-out totals.
     #[test]
     fn frames_differing_in_anything_a_chain_reads_have_their_own_keys() {
-        let span = |id, ts| Span { id, ts, dur: 5 };
+        fn span(id: SliceId, ts: i64) -> Span {
+            Span { id, ts, dur: 5 }
+        }
         let base = Frame {
             upid: 3,
             frame_id: Some(70),
@@ -112,15 +114,15 @@ mod tests {
             }),
             ..Default::default()
         };
-        let changes: Vec<Box<dyn Fn(&mut Frame)>> = vec![
-            Box::new(|f| f.upid = 4),
-            Box::new(|f| f.frame_id = None),
-            Box::new(|f| f.ts += 1),
-            Box::new(|f| f.dur += 1),
-            Box::new(|f| f.ui = Some(span(9, 100))),
-            Box::new(|f| f.rt = None),
-            Box::new(|f| f.timeline.as_mut().unwrap().actual.id = 9),
-            Box::new(|f| f.timeline.as_mut().unwrap().expected = None),
+        let changes: [fn(&mut Frame); 8] = [
+            |f| f.upid = 4,
+            |f| f.frame_id = None,
+            |f| f.ts += 1,
+            |f| f.dur += 1,
+            |f| f.ui = Some(span(9, 100)),
+            |f| f.rt = None,
+            |f| f.timeline.as_mut().unwrap().actual.id = 9,
+            |f| f.timeline.as_mut().unwrap().expected = None,
         ];
         let mut keys = vec![FrameKey::of(&base)];
         for change in &changes {
