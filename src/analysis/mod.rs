@@ -184,17 +184,21 @@ struct Ahead {
     early: causes::early::EarlyTotals,
 }
 
-/// The janky frames, in the order the per-process loop takes them: the process with the
-/// most frames first, each process's frames in order.
+/// The processes in the order the per-process loop takes them: most frames first.
+fn largest_process_first(by_process: &std::collections::HashMap<Upid, Vec<Frame>>) -> Vec<Upid> {
+    let mut v: Vec<(Upid, usize)> = by_process.iter().map(|(u, f)| (*u, f.len())).collect();
+    v.sort_by_key(|&(u, n)| (std::cmp::Reverse(n), u));
+    v.into_iter().map(|(u, _)| u).collect()
+}
+
+/// The janky frames, in the order the per-process loop takes them.
 fn janky_frames_largest_process_first<'f>(
     by_process: &'f std::collections::HashMap<Upid, Vec<Frame>>,
     vsync: &'f refresh::VsyncTimeline,
 ) -> impl Iterator<Item = &'f Frame> {
-    let mut order: Vec<(&Upid, &Vec<Frame>)> = by_process.iter().collect();
-    order.sort_by_key(|&(u, f)| (std::cmp::Reverse(f.len()), *u));
-    order
+    largest_process_first(by_process)
         .into_iter()
-        .flat_map(|(_, frames)| frames)
+        .flat_map(|u| &by_process[&u])
         .filter(|f| process_verdicts::janky(f, &process_verdicts::timing(f, vsync)))
 }
 
@@ -245,14 +249,16 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             },
             early: Default::default(),
         };
-        if let (Ok(h), Some(lookups)) = (&db, ahead.lookups.take()) {
-            let ctx = causes::context::Ctx::new(&idx, &states).with_prebuilt(Some(lookups));
-            if !crate::import::pipeline::several_loads() {
+        // With several traces in flight the other core is theirs: no wait to fill. (The
+        // lookups are built only while the database is busy.)
+        if let (Ok(h), false) = (&db, crate::import::pipeline::several_loads()) {
+            if let Some(lookups) = ahead.lookups.take() {
+                let ctx = causes::context::Ctx::new(&idx, &states).with_prebuilt(Some(lookups));
                 let janky = janky_frames_largest_process_first(&by_process, &ahead.vsync);
                 ahead.early =
                     causes::early::EarlyTotals::work_out(&ctx, janky, || !h.is_finished());
+                ahead.lookups = ctx.into_prebuilt();
             }
-            ahead.lookups = ctx.into_prebuilt();
         }
         let db = match db {
             Ok(handle) => handle
@@ -308,11 +314,7 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
     } else {
         Vec::new()
     };
-    let wanted: Vec<Upid> = {
-        let mut v: Vec<(Upid, usize)> = by_process.iter().map(|(u, f)| (*u, f.len())).collect();
-        v.sort_by_key(|&(u, n)| (std::cmp::Reverse(n), u));
-        v.into_iter().map(|(u, _)| u).collect()
-    };
+    let wanted = largest_process_first(&by_process);
     let mb_inputs: std::collections::HashMap<Upid, _> = ahead
         .mb_inputs
         .into_iter()
