@@ -154,7 +154,7 @@ fn parse_failure(store: &mut Store) {
 /// the loading thread). None for anything else, invalid UTF-8 included: those take
 /// [`AtraceParser::print`]'s path, which repairs the text and counts failures.
 pub fn read_print(buf: &[u8]) -> Option<Record<'_>> {
-    let text = std::str::from_utf8(buf).ok()?;
+    let text = crate::trace::wire::utf8(buf).ok()?;
     match record::parse(text) {
         Parsed::Record(r @ (Record::Begin { .. } | Record::End { .. })) => Some(r),
         _ => None,
@@ -164,7 +164,7 @@ pub fn read_print(buf: &[u8]) -> Option<Record<'_>> {
 /// The text of a print buffer as trace_processor sees it: valid UTF-8 as is, otherwise
 /// with every malformed sequence removed.
 fn print_text(buf: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(buf) {
+    match crate::trace::wire::utf8(buf) {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => Cow::Owned(strip_invalid_utf8(buf)),
     }

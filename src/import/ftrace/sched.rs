@@ -114,7 +114,7 @@ fn name_id(store: &mut Store, v: &Value<'_>) -> Option<StrId> {
     if bytes.is_empty() {
         return None;
     }
-    match std::str::from_utf8(bytes) {
+    match crate::trace::wire::utf8(bytes) {
         Ok(s) => Some(store.intern(s)),
         Err(_) => Some(store.intern(&String::from_utf8_lossy(bytes))),
     }
