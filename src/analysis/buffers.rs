@@ -3,12 +3,23 @@
 //! made by layer and time (the buffer dequeued while the RenderThread drew the frame), then
 //! followed by buffer id and frame number through the GPU_ and SF_ phases.
 
+use std::collections::HashMap;
+
 use super::frame_model::{BufferMatch, Confidence, Frame};
 use super::index::{Index, Phase, PhaseSlice, Span};
+use crate::store::Upid;
+
+/// A FrameTracer layer's phases, looked up once.
+struct LayerPhases<'a> {
+    name: &'a str,
+    app: &'a [PhaseSlice],
+    gpu: &'a [PhaseSlice],
+    sf: &'a [PhaseSlice],
+}
 
 /// Layers of FrameTracer that belong to the frame's FrameTimeline layer (names can differ by a
 /// "TX - " prefix) or, without one, to its process name.
-fn candidate_layers<'a>(idx: &'a Index<'_>, frame: &Frame) -> Vec<&'a str> {
+fn candidate_layers<'a>(idx: &'a Index<'_>, frame: &Frame) -> Vec<LayerPhases<'a>> {
     fn strip(s: &str) -> &str {
         s.strip_prefix("TX - ").unwrap_or(s)
     }
@@ -31,14 +42,20 @@ fn candidate_layers<'a>(idx: &'a Index<'_>, frame: &Frame) -> Vec<&'a str> {
         .collect();
     layers.sort();
     layers.dedup();
+    let phases = |layer: &str, p: Phase| {
+        idx.phases
+            .get(&(layer.to_string(), p))
+            .map_or(&[][..], Vec::as_slice)
+    };
     layers
-}
-
-fn phases<'a>(idx: &'a Index<'_>, layer: &str, p: Phase) -> &'a [PhaseSlice] {
-    idx.phases
-        .get(&(layer.to_string(), p))
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+        .into_iter()
+        .map(|name| LayerPhases {
+            name,
+            app: phases(name, Phase::App),
+            gpu: phases(name, Phase::Gpu),
+            sf: phases(name, Phase::Sf),
+        })
+        .collect()
 }
 
 /// First phase slice starting at or after `from`.
@@ -46,11 +63,10 @@ fn first_from(list: &[PhaseSlice], from: i64) -> usize {
     list.partition_point(|p| p.span.ts < from)
 }
 
-fn follow(idx: &Index<'_>, layer: &str, start: &PhaseSlice) -> (Option<Span>, Option<Span>) {
+fn follow(layer: &LayerPhases<'_>, start: &PhaseSlice) -> (Option<Span>, Option<Span>) {
     let same =
         |p: &PhaseSlice| p.buffer_id == start.buffer_id && p.frame_number == start.frame_number;
-    let gpu = phases(idx, layer, Phase::Gpu);
-    let sf = phases(idx, layer, Phase::Sf);
+    let (gpu, sf) = (layer.gpu, layer.sf);
     let g = gpu[first_from(gpu, start.span.ts)..]
         .iter()
         .take(64)
@@ -65,61 +81,83 @@ fn follow(idx: &Index<'_>, layer: &str, start: &PhaseSlice) -> (Option<Span>, Op
 }
 
 pub fn match_buffer(idx: &Index<'_>, frame: &Frame) -> Option<BufferMatch> {
-    if idx.phases.is_empty() {
-        return None;
+    BufferMatcher::default().match_frame(idx, frame)
+}
+
+/// [`match_buffer`] for many frames: the candidate layers depend only on the frame's process
+/// and FrameTimeline layer, and testing every FrameTracer layer name against them is most of
+/// the work, so they are found once per (process, layer).
+#[derive(Default)]
+pub struct BufferMatcher<'a> {
+    candidates: HashMap<Upid, HashMap<Option<String>, Vec<LayerPhases<'a>>>>,
+}
+
+impl<'a> BufferMatcher<'a> {
+    pub fn match_frame(&mut self, idx: &'a Index<'_>, frame: &Frame) -> Option<BufferMatch> {
+        if idx.phases.is_empty() {
+            return None;
+        }
+        let of_process = self.candidates.entry(frame.upid).or_default();
+        if !of_process.contains_key(&frame.layer) {
+            of_process.insert(frame.layer.clone(), candidate_layers(idx, frame));
+        }
+        of_process[&frame.layer]
+            .iter()
+            .find_map(|layer| match_in(layer, frame))
     }
-    let layers = candidate_layers(idx, frame);
-    for layer in layers {
-        let apps = phases(idx, layer, Phase::App);
-        if let Some(rt) = frame.rt.filter(|r| r.complete()) {
-            let i = first_from(apps, rt.ts);
-            if let Some(app) = apps.get(i).filter(|a| a.span.ts <= rt.end()) {
-                let queued_in_draw = app.span.complete() && app.span.end() <= rt.end() + 1_000_000;
-                let (gpu, sf) = follow(idx, layer, app);
-                return Some(BufferMatch {
-                    layer: layer.to_string(),
-                    buffer_id: app.buffer_id,
-                    frame_number: app.frame_number,
-                    app: Some(app.span),
-                    gpu,
-                    sf,
-                    confidence: if queued_in_draw {
-                        Confidence::High
-                    } else {
-                        Confidence::Medium
-                    },
-                });
-            }
-            // No dequeue inside the draw: a GPU phase starting at the draw's queue.
-            let gpus = phases(idx, layer, Phase::Gpu);
-            let j = first_from(gpus, rt.end() - 1_000_000);
-            if let Some(g) = gpus.get(j).filter(|g| g.span.ts <= rt.end() + 2_000_000) {
-                let (_, sf) = follow(idx, layer, g);
-                return Some(BufferMatch {
-                    layer: layer.to_string(),
-                    buffer_id: g.buffer_id,
-                    frame_number: g.frame_number,
-                    app: None,
-                    gpu: Some(g.span),
-                    sf,
-                    confidence: Confidence::Medium,
-                });
-            }
-        } else if let Some(t) = &frame.timeline {
-            // FrameTimeline only: the first SF latch inside the actual frame's span.
-            let sfs = phases(idx, layer, Phase::Sf);
-            let k = first_from(sfs, t.actual.ts);
-            if let Some(s) = sfs.get(k).filter(|s| s.span.ts <= t.actual.end()) {
-                return Some(BufferMatch {
-                    layer: layer.to_string(),
-                    buffer_id: s.buffer_id,
-                    frame_number: s.frame_number,
-                    app: None,
-                    gpu: None,
-                    sf: Some(s.span),
-                    confidence: Confidence::Low,
-                });
-            }
+}
+
+/// The frame's buffer in one candidate layer, if it has one there.
+fn match_in(layer: &LayerPhases<'_>, frame: &Frame) -> Option<BufferMatch> {
+    if let Some(rt) = frame.rt.filter(|r| r.complete()) {
+        let apps = layer.app;
+        let i = first_from(apps, rt.ts);
+        if let Some(app) = apps.get(i).filter(|a| a.span.ts <= rt.end()) {
+            let queued_in_draw = app.span.complete() && app.span.end() <= rt.end() + 1_000_000;
+            let (gpu, sf) = follow(layer, app);
+            return Some(BufferMatch {
+                layer: layer.name.to_string(),
+                buffer_id: app.buffer_id,
+                frame_number: app.frame_number,
+                app: Some(app.span),
+                gpu,
+                sf,
+                confidence: if queued_in_draw {
+                    Confidence::High
+                } else {
+                    Confidence::Medium
+                },
+            });
+        }
+        // No dequeue inside the draw: a GPU phase starting at the draw's queue.
+        let gpus = layer.gpu;
+        let j = first_from(gpus, rt.end() - 1_000_000);
+        if let Some(g) = gpus.get(j).filter(|g| g.span.ts <= rt.end() + 2_000_000) {
+            let (_, sf) = follow(layer, g);
+            return Some(BufferMatch {
+                layer: layer.name.to_string(),
+                buffer_id: g.buffer_id,
+                frame_number: g.frame_number,
+                app: None,
+                gpu: Some(g.span),
+                sf,
+                confidence: Confidence::Medium,
+            });
+        }
+    } else if let Some(t) = &frame.timeline {
+        // FrameTimeline only: the first SF latch inside the actual frame's span.
+        let sfs = layer.sf;
+        let k = first_from(sfs, t.actual.ts);
+        if let Some(s) = sfs.get(k).filter(|s| s.span.ts <= t.actual.end()) {
+            return Some(BufferMatch {
+                layer: layer.name.to_string(),
+                buffer_id: s.buffer_id,
+                frame_number: s.frame_number,
+                app: None,
+                gpu: None,
+                sf: Some(s.span),
+                confidence: Confidence::Low,
+            });
         }
     }
     None

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::buffers::match_buffer;
+use super::buffers::BufferMatcher;
 use super::frame_model::{DisplayFrame, Frame, Timeline};
 use super::index::{frame_id_of, Index, Span};
 use crate::store::{FrameTimelineRow, Store, Upid};
@@ -70,15 +70,16 @@ pub fn build(idx: &Index<'_>) -> HashMap<Upid, Vec<Frame>> {
         }
         out.insert(upid, without_timeline(idx, upid, dos));
     }
+    let mut buffers = BufferMatcher::default();
     for frames in out.values_mut() {
-        frames.sort_by_key(|f| (f.ts, f.layer.clone()));
+        frames.sort_by(|a, b| (a.ts, &a.layer).cmp(&(b.ts, &b.layer)));
         for f in frames.iter_mut() {
             // A doFrame drawing two windows posts two DrawFrames of one vsync id: each
             // layer's frame gets the one that drew its window.
             if let (Some(ui), Some(rt)) = (f.ui, f.rt) {
                 f.rt = Some(super::hwui::draw_frame_for(idx, f, ui, rt));
             }
-            f.buffer = match_buffer(idx, f);
+            f.buffer = buffers.match_frame(idx, f);
         }
     }
     out
