@@ -162,3 +162,74 @@ fn match_in(layer: &LayerPhases<'_>, frame: &Frame) -> Option<BufferMatch> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{ProcessRow, Store};
+
+    fn app(ts: i64, buffer_id: u32) -> PhaseSlice {
+        PhaseSlice {
+            span: Span {
+                id: 0,
+                ts,
+                dur: 1_000,
+            },
+            buffer_id: Some(buffer_id),
+            frame_number: Some(1),
+        }
+    }
+
+    fn frame(upid: Upid, layer: Option<&str>, rt_ts: i64) -> Frame {
+        Frame {
+            upid,
+            layer: layer.map(str::to_string),
+            rt: Some(Span {
+                id: 0,
+                ts: rt_ts,
+                dur: 5_000,
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// The remembered candidates belong to one process and one layer: frames of another
+    /// layer, or of another process without a layer, find their own buffers.
+    #[test]
+    fn many_frames_match_as_each_would_alone() {
+        let mut store = Store::with_thread_tracks(&[10]);
+        for name in ["com.a", "com.b"] {
+            let name = Some(store.intern(name));
+            store.processes.push(ProcessRow {
+                name,
+                ..Default::default()
+            });
+        }
+        let mut idx = Index::new(&store);
+        for (layer, buffer) in [
+            ("TX - com.a/A#0", 1),
+            ("TX - com.a/B#1", 2),
+            ("com.b/C#2", 3),
+        ] {
+            idx.phases
+                .insert((layer.to_string(), Phase::App), vec![app(100_000, buffer)]);
+        }
+        let frames = [
+            frame(0, Some("com.a/A#0"), 99_000),
+            frame(0, Some("com.a/B#1"), 99_000),
+            frame(1, None, 99_000),
+            frame(0, Some("com.a/A#0"), 99_000),
+        ];
+        let mut many = BufferMatcher::default();
+        let got: Vec<Option<u32>> = frames
+            .iter()
+            .map(|f| many.match_frame(&idx, f).and_then(|b| b.buffer_id))
+            .collect();
+        let alone: Vec<Option<u32>> = frames
+            .iter()
+            .map(|f| match_buffer(&idx, f).and_then(|b| b.buffer_id))
+            .collect();
+        assert_eq!(got, [Some(1), Some(2), Some(3), Some(1)]);
+        assert_eq!(got, alone);
+    }
+}
