@@ -268,12 +268,12 @@ impl<T: Copy> Queue<T> {
         }
     }
 
-    /// Drops the `n` events handed on. `give_back` frees the memory they held: at the final
-    /// extraction, where a full sort's queues hold the whole trace. Between windows up to
-    /// [`KEPT_QUEUE_BYTES`] stay for the next window, which would otherwise fault its pages in
-    /// again (the queues were 39% of x60 `analyze`'s page faults).
-    fn consumed(&mut self, n: usize, give_back: bool) {
-        self.events.drain(..n);
+    /// After events were taken off the front: the new head, and the memory given back.
+    /// `give_back` frees what they held: at the final extraction, where a full sort's queues
+    /// hold the whole trace. Between windows up to [`KEPT_QUEUE_BYTES`] stay for the next
+    /// window, which would otherwise fault its pages in again (the queues were 39% of x60
+    /// `analyze`'s page faults).
+    fn consumed(&mut self, give_back: bool) {
         let keep = if give_back {
             1024
         } else {
@@ -289,10 +289,11 @@ impl<T: Copy> Queue<T> {
                 // A buffer mostly free (by more than 4096 entries) shrinks to what it holds:
                 // without service events the whole trace is extracted at the end, and the
                 // queues would stay full while rows are built. Halving at least each time
-                // keeps the copies linear in all.
-                let free = self.events.capacity() - self.events.len();
-                if free > 4096 && free > self.events.len() {
-                    self.events.shrink_to(self.events.len().max(keep));
+                // keeps the copies linear in all. (Nothing to give back at or below `keep`:
+                // the common case, tested first.)
+                let (cap, len) = (self.events.capacity(), self.events.len());
+                if cap > keep && cap - len > 4096 && cap - len > len {
+                    self.events.shrink_to(len.max(keep));
                 }
                 self.min_ts = head;
             }
@@ -351,7 +352,8 @@ pub struct Sorter {
     mode: SortingMode,
     extraction_limit: u32,
     flushes_since_extraction: u32,
-    latest_pushed_ts: Option<i64>,
+    /// The latest timestamp handed on; `i64::MIN` before the first.
+    latest_pushed_ts: i64,
     max_ts: i64,
     pub negative_ts_dropped: u64,
 }
@@ -371,7 +373,7 @@ impl Default for Sorter {
             mode: SortingMode::Default,
             extraction_limit: 0,
             flushes_since_extraction: 0,
-            latest_pushed_ts: None,
+            latest_pushed_ts: i64::MIN,
             max_ts: 0,
             negative_ts_dropped: 0,
         }
@@ -392,7 +394,7 @@ impl Sorter {
         if self.mode == SortingMode::FullSort {
             return true;
         }
-        if self.latest_pushed_ts.is_some() {
+        if self.latest_pushed_ts != i64::MIN {
             return false;
         }
         self.mode = SortingMode::FullSort;
@@ -636,7 +638,8 @@ struct Drain<'a> {
     limit_all: bool,
     limit: u32,
     bound: i64,
-    latest: &'a mut Option<i64>,
+    /// The latest timestamp handed on; `i64::MIN` before the first.
+    latest: &'a mut i64,
     sink: &'a mut dyn EventSink,
 }
 
@@ -652,23 +655,23 @@ impl Drain<'_> {
     ) -> usize {
         q.sort();
         let mut n = 0;
-        for &(ts, alloc, ref v) in &q.events {
-            if !self.limit_all && alloc >= self.limit {
+        while let Some(&(ts, alloc, v)) = q.events.front() {
+            if (!self.limit_all && alloc >= self.limit) || ts > self.bound {
                 break;
             }
-            if ts > self.bound {
-                break;
-            }
+            q.events.pop_front();
             n += 1;
-            if self.latest.is_some_and(|l| ts < l) {
+            if ts < *self.latest {
                 self.sink.out_of_order();
-                emit(self.sink, ts, v, false);
+                emit(self.sink, ts, &v, false);
                 continue;
             }
-            *self.latest = Some(ts);
-            emit(self.sink, ts, v, true);
+            *self.latest = ts;
+            emit(self.sink, ts, &v, true);
         }
-        q.consumed(n, self.limit_all);
+        if n > 0 {
+            q.consumed(self.limit_all);
+        }
         n
     }
 }
@@ -676,6 +679,13 @@ impl Drain<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Takes `n` events off the front, as an extraction does.
+    fn hand_on<T: Copy>(q: &mut Queue<T>, n: usize, give_back: bool) {
+        let n = n.min(q.events.len());
+        q.events.drain(..n);
+        q.consumed(give_back);
+    }
 
     #[derive(Default)]
     struct Rec(Vec<(i64, String)>);
@@ -1111,7 +1121,7 @@ mod tests {
         steps
             .iter()
             .map(|&n| {
-                q.consumed(n, true);
+                hand_on(&mut q, n, true);
                 (q.events.capacity() < full, q.events.len(), q.min_ts)
             })
             .collect()
@@ -1140,7 +1150,7 @@ mod tests {
         for ts in 0..10_000 {
             q.push(ts, 0, ());
         }
-        q.consumed(10_000, true);
+        hand_on(&mut q, 10_000, true);
         assert!(q.is_empty() && q.events.capacity() <= 1024);
         assert_eq!(q.min_ts, i64::MAX);
     }
@@ -1154,10 +1164,10 @@ mod tests {
         let held = q.events.capacity();
         assert!(held * std::mem::size_of::<(i64, u32, ())>() <= KEPT_QUEUE_BYTES);
         // Most of it handed on: the rest stays where it is, in the same buffer.
-        q.consumed(6_000, false);
+        hand_on(&mut q, 6_000, false);
         assert_eq!((q.events.len(), q.min_ts), (4_000, 6_000));
         assert_eq!(q.events.capacity(), held);
-        q.consumed(4_000, false);
+        hand_on(&mut q, 4_000, false);
         assert!(q.is_empty());
         assert_eq!(q.events.capacity(), held);
         // The next window fills the same buffer.
@@ -1170,7 +1180,8 @@ mod tests {
         for ts in 30_000..30_000 + 2 * (KEPT_QUEUE_BYTES / entry) as i64 {
             q.push(ts, 0, ());
         }
-        q.consumed(q.events.len(), false);
+        let all = q.events.len();
+        hand_on(&mut q, all, false);
         assert!(q.events.capacity() * entry <= KEPT_QUEUE_BYTES);
         assert!(q.events.capacity() >= held);
     }

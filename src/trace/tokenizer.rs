@@ -1054,6 +1054,9 @@ impl Tokenizer {
 /// PrintFtraceEvent's buf (field 2; the last one wins), the text of a print event. Read by
 /// whichever thread reads the print: not on the tokenizer's, which bounds the load.
 pub fn print_buf(print: &[u8]) -> &[u8] {
+    if let Some(buf) = plain_print_buf(print) {
+        return buf;
+    }
     let mut buf: &[u8] = &[];
     for (id, v) in Fields::new(print).map_while(Result::ok) {
         if id == 2 {
@@ -1061,6 +1064,30 @@ pub fn print_buf(print: &[u8]) -> &[u8] {
         }
     }
     buf
+}
+
+/// The buf of a print laid out as the kernel's writer lays it out, an optional `ip` (field
+/// 1, varint) then `buf` (field 2) ending the message; None for any other layout. The `ip`
+/// is a kernel address, a 10-byte varint that the general reader decodes byte by byte:
+/// here it is only skipped.
+fn plain_print_buf(print: &[u8]) -> Option<&[u8]> {
+    const IP_TAG: u8 = 1 << 3;
+    const BUF_TAG: u8 = (2 << 3) | 2;
+    const MAX_VARINT_BYTES: usize = 10;
+    let mut at = 0;
+    if print.first() == Some(&IP_TAG) {
+        let ip = print.get(1..)?;
+        let last = ip
+            .iter()
+            .take(MAX_VARINT_BYTES)
+            .position(|b| b & 0x80 == 0)?;
+        at = 1 + last + 1;
+    }
+    if print.get(at) != Some(&BUF_TAG) {
+        return None;
+    }
+    let (len, start) = super::wire::read_varint(print, at + 1).ok()?;
+    (start as u64 + len == print.len() as u64).then(|| &print[start..])
 }
 
 /// Adds InternedData.kernel_symbols entries (InternedString: iid 1, str 2) to `symbols`.

@@ -236,3 +236,79 @@ fn wanted_ftrace_ids_are_kept_exactly() {
     }
     assert!(!IdSet::of(&[]).contains(0));
 }
+
+/// A print's text as the protobuf rules give it: the last well-formed field 2 before the
+/// first malformed field.
+fn print_text_by_the_rules(print: &[u8]) -> &[u8] {
+    let mut buf: &[u8] = &[];
+    for (id, v) in Fields::new(print).map_while(Result::ok) {
+        if id == 2 {
+            buf = v.as_bytes();
+        }
+    }
+    buf
+}
+
+#[test]
+fn print_text_is_read_whatever_the_layout() {
+    let kernel_ip = 0xffff_ffc0_1234_5678u64;
+    let mut with_ip = Vec::new();
+    put_varint(&mut with_ip, 1 << 3);
+    put_varint(&mut with_ip, kernel_ip);
+    put_field(&mut with_ip, 2, Value::Bytes(b"B|123|doFrame"));
+    assert_eq!(
+        with_ip.len(),
+        1 + 10 + 2 + 13,
+        "the kernel address is a 10-byte varint"
+    );
+    assert_eq!(print_buf(&with_ip), b"B|123|doFrame");
+    let mut no_ip = Vec::new();
+    put_field(&mut no_ip, 2, Value::Bytes(b"E|123"));
+    assert_eq!(print_buf(&no_ip), b"E|123");
+    // The buf first, then the ip: still the buf.
+    let mut buf_first = no_ip.clone();
+    put_varint(&mut buf_first, 1 << 3);
+    put_varint(&mut buf_first, kernel_ip);
+    assert_eq!(print_buf(&buf_first), b"E|123");
+    // Two bufs: the last one.
+    let mut two = with_ip.clone();
+    put_field(&mut two, 2, Value::Bytes(b"C|1|x|2"));
+    assert_eq!(print_buf(&two), b"C|1|x|2");
+    // A buf longer than the message, and an ip varint that never ends: no text.
+    assert_eq!(print_buf(&with_ip[..with_ip.len() - 1]), b"");
+    let endless: Vec<u8> = std::iter::once(1 << 3).chain([0xff; 11]).collect();
+    assert_eq!(print_buf(&endless), b"");
+    assert_eq!(print_buf(&[]), b"");
+
+    // Mutations of well-formed prints read the same as by the protobuf rules.
+    let mut rng = crate::rng::Rng::new(7);
+    for _ in 0..20_000 {
+        let mut p = Vec::new();
+        if rng.chance(0.8) {
+            put_varint(&mut p, 1 << 3);
+            put_varint(&mut p, rng.next_u64() >> rng.range(0, 63));
+        }
+        let text: Vec<u8> = (0..rng.range(0, 200))
+            .map(|_| rng.range(32, 126) as u8)
+            .collect();
+        put_field(&mut p, 2, Value::Bytes(&text));
+        match rng.range(0, 5) {
+            0 => {}
+            1 => p.truncate(rng.range(0, p.len() as i64) as usize),
+            2 => {
+                let at = rng.range(0, p.len() as i64 - 1) as usize;
+                p[at] = rng.next_u64() as u8;
+            }
+            3 => p.push(rng.next_u64() as u8),
+            4 => {
+                put_varint(&mut p, 3 << 3);
+                put_varint(&mut p, rng.next_u64());
+            }
+            _ => {
+                let at = rng.range(0, p.len() as i64) as usize;
+                p.insert(at, 0x80);
+            }
+        }
+        assert_eq!(print_buf(&p), print_text_by_the_rules(&p), "print {p:02x?}");
+    }
+}
