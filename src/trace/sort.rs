@@ -682,7 +682,6 @@ mod tests {
 
     /// Takes `n` events off the front, as an extraction does.
     fn hand_on<T: Copy>(q: &mut Queue<T>, n: usize, give_back: bool) {
-        let n = n.min(q.events.len());
         q.events.drain(..n);
         q.consumed(give_back);
     }

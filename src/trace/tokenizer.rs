@@ -1054,9 +1054,12 @@ impl Tokenizer {
 /// PrintFtraceEvent's buf (field 2; the last one wins), the text of a print event. Read by
 /// whichever thread reads the print: not on the tokenizer's, which bounds the load.
 pub fn print_buf(print: &[u8]) -> &[u8] {
-    if let Some(buf) = plain_print_buf(print) {
-        return buf;
-    }
+    plain_print_buf(print).unwrap_or_else(|| print_buf_by_fields(print))
+}
+
+/// [`print_buf`] by the protobuf rules, for any layout: the last field 2 before the first
+/// malformed field.
+fn print_buf_by_fields(print: &[u8]) -> &[u8] {
     let mut buf: &[u8] = &[];
     for (id, v) in Fields::new(print).map_while(Result::ok) {
         if id == 2 {
