@@ -11,7 +11,7 @@ use super::limits::{self, Budget, MAX_COMPRESSION_NESTING};
 use super::power_rails;
 use super::reader::{decompress, DecompressError, MAX_DECOMPRESSED_BYTES};
 use super::sort::{CompactSwitch, CompactWaking, EventSink, Sorter};
-use super::wire::{put_varint, Fields, PackedVarints, Value};
+use super::wire::{put_varint, read_varint, Fields, PackedVarints, Value, MAX_FIELD_NUMBER};
 use crate::protos;
 use crate::store::strings::StrId;
 use crate::store::{MetaValue, Severity};
@@ -848,26 +848,12 @@ impl Tokenizer {
         seq_id: u32,
         host: &mut dyn TokenizerHost,
     ) {
-        // Fast path: timestamp first, then pid, then the event's own field (as the kernel
-        // side of Perfetto writes them).
-        let mut ts = None;
-        let mut pid = None;
-        let mut event_id = 0;
-        let mut payload: &[u8] = &[];
-        for field in Fields::new(ev) {
-            let Ok((id, v)) = field else { break };
-            match (id, v) {
-                (1, Value::Varint(t)) => ts = Some(t),
-                (_, Value::Bytes(b)) => {
-                    event_id = id;
-                    payload = b;
-                    break;
-                }
-                // As the importers' envelope reads it: the last pid before the payload.
-                (2, v) => pid = Some(v.as_u32()),
-                _ => {}
-            }
-        }
+        let Envelope {
+            ts,
+            pid,
+            event_id,
+            payload,
+        } = plain_envelope(ev).unwrap_or_else(|| envelope_by_fields(ev));
         let Some(raw) = ts else {
             host.stat(
                 "ftrace_bundle_tokenizer_errors",
@@ -1049,6 +1035,75 @@ impl Tokenizer {
             );
         }
     }
+}
+
+/// What the tokenizer reads of an FtraceEvent: its timestamp, pid, and its own message
+/// (event id 0 when there is none).
+#[derive(Debug, PartialEq)]
+struct Envelope<'a> {
+    ts: Option<u64>,
+    pid: Option<u32>,
+    event_id: u32,
+    payload: &'a [u8],
+}
+
+/// [`Envelope`] by the protobuf rules, for any layout: the last timestamp and pid before the
+/// first length-delimited field, which is the event's own.
+fn envelope_by_fields(ev: &[u8]) -> Envelope<'_> {
+    let mut env = Envelope {
+        ts: None,
+        pid: None,
+        event_id: 0,
+        payload: &[],
+    };
+    for field in Fields::new(ev) {
+        let Ok((id, v)) = field else { break };
+        match (id, v) {
+            (1, Value::Varint(t)) => env.ts = Some(t),
+            (_, Value::Bytes(b)) => {
+                env.event_id = id;
+                env.payload = b;
+                break;
+            }
+            // As the importers' envelope reads it: the last pid before the payload.
+            (2, v) => env.pid = Some(v.as_u32()),
+            _ => {}
+        }
+    }
+    env
+}
+
+/// [`Envelope`] of an event laid out as the kernel side of Perfetto writes it: timestamp
+/// (field 1), an optional pid (field 2), then the event's message; None for any other
+/// layout. Read with fixed tags instead of the general field loop, which was a third of
+/// the bundle tokenizer's samples.
+fn plain_envelope(ev: &[u8]) -> Option<Envelope<'_>> {
+    const TS_TAG: u8 = 1 << 3;
+    const PID_TAG: u8 = 2 << 3;
+    const LENGTH_DELIMITED: u64 = 2;
+    if ev.first() != Some(&TS_TAG) {
+        return None;
+    }
+    let (ts, mut at) = read_varint(ev, 1).ok()?;
+    let mut pid = None;
+    if ev.get(at) == Some(&PID_TAG) {
+        let (p, next) = read_varint(ev, at + 1).ok()?;
+        pid = Some(p as u32);
+        at = next;
+    }
+    let (tag, at) = read_varint(ev, at).ok()?;
+    let id = tag >> 3;
+    if tag & 7 != LENGTH_DELIMITED || id == 0 || id > MAX_FIELD_NUMBER {
+        return None;
+    }
+    let (len, start) = read_varint(ev, at).ok()?;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    Some(Envelope {
+        ts: Some(ts),
+        pid,
+        event_id: id as u32,
+        payload: ev.get(start..end)?,
+    })
 }
 
 /// PrintFtraceEvent's buf (field 2; the last one wins), the text of a print event. Read by

@@ -300,3 +300,64 @@ fn print_text_is_read_whatever_the_layout() {
         assert_eq!(print_buf(&p), print_buf_by_fields(&p), "print {p:02x?}");
     }
 }
+
+/// An ftrace event's timestamp, pid and own message: read without the field loop for the
+/// kernel's layout, and the same as by the protobuf rules for any event.
+#[test]
+fn ftrace_event_envelope_is_read_whatever_the_layout() {
+    let print = fid::PRINT;
+    let mut kernel = Vec::new();
+    put_field(&mut kernel, 1, Value::Varint(1_234_567_890_123));
+    put_field(&mut kernel, 2, Value::Varint(4321));
+    put_field(&mut kernel, print, Value::Bytes(b"\x12\x05E|123"));
+    let plain = plain_envelope(&kernel).expect("the kernel's layout takes the fixed-tag path");
+    assert_eq!(
+        plain,
+        Envelope {
+            ts: Some(1_234_567_890_123),
+            pid: Some(4321),
+            event_id: print,
+            payload: b"\x12\x05E|123",
+        }
+    );
+    assert_eq!(envelope_by_fields(&kernel), plain);
+
+    let mut rng = crate::rng::Rng::new(11);
+    for _ in 0..20_000 {
+        let mut ev = Vec::new();
+        if rng.chance(0.9) {
+            put_field(
+                &mut ev,
+                1,
+                Value::Varint(rng.next_u64() >> rng.range(0, 63)),
+            );
+        }
+        for _ in 0..rng.range(0, 2) {
+            put_field(
+                &mut ev,
+                2,
+                Value::Varint(rng.next_u64() >> rng.range(0, 63)),
+            );
+        }
+        let body: Vec<u8> = (0..rng.range(0, 40))
+            .map(|_| rng.next_u64() as u8)
+            .collect();
+        put_field(&mut ev, rng.range(1, 600) as u32, Value::Bytes(&body));
+        match rng.range(0, 5) {
+            0 => {}
+            1 => ev.truncate(rng.range(0, ev.len() as i64) as usize),
+            2 => {
+                let at = rng.range(0, ev.len() as i64 - 1) as usize;
+                ev[at] = rng.next_u64() as u8;
+            }
+            3 => put_field(&mut ev, 1, Value::Varint(rng.next_u64())),
+            _ => {
+                let at = rng.range(0, ev.len() as i64) as usize;
+                ev.insert(at, 0x80);
+            }
+        }
+        if let Some(plain) = plain_envelope(&ev) {
+            assert_eq!(plain, envelope_by_fields(&ev), "event {ev:02x?}");
+        }
+    }
+}
