@@ -132,6 +132,9 @@ pub struct AtraceParser {
     thread_tracks: Vec<TrackId>,
     /// utid -> inside a sys_write that an atrace record may have to cut short.
     in_sys_write: Vec<bool>,
+    /// Whether any sys_write has begun: until one has, a print has none to cut short and
+    /// skips the thread lookup that check needs (traces without syscall events never do).
+    any_sys_write: bool,
     counter_tracks: rustc_hash::FxHashMap<(Upid, StrId), TrackId>,
     /// utid -> the `{utid}` arg set counters carry.
     utid_arg_sets: Vec<Option<ArgSetId>>,
@@ -302,8 +305,10 @@ impl AtraceParser {
     pub fn print_record(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, parsed: Parsed<'_>) {
         // A trace_marker write shows up as a sys_write around the atrace record; cut the
         // write short so the atrace slice can nest on the same thread track.
-        if let Some(utid) = ctx.procs.get_thread_or_null(&ctx.store, pid, None) {
-            self.truncate_sys_write(ctx, ts, utid);
+        if self.any_sys_write {
+            if let Some(utid) = ctx.procs.get_thread_or_null(&ctx.store, pid, None) {
+                self.truncate_sys_write(ctx, ts, utid);
+            }
         }
         match parsed {
             Parsed::Record(r) => self.record(ctx, ts, pid, r),
@@ -747,6 +752,7 @@ impl AtraceParser {
         }
         if Some(name) == write {
             *self.sys_write_flag(utid) = true;
+            self.any_sys_write = true;
         }
     }
 

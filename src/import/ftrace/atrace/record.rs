@@ -100,6 +100,14 @@ impl<'a> Fields<'a> {
 }
 
 pub fn parse(input: &str) -> Parsed<'_> {
+    match parse_plain_begin_or_end(input) {
+        Some(rec) => Parsed::Record(rec),
+        None => parse_by_fields(input),
+    }
+}
+
+/// [`parse`] for any record, field by field.
+fn parse_by_fields(input: &str) -> Parsed<'_> {
     let s = input.trim_end_matches(['\n', '\0']);
     let mut f = Fields { s, off: 0 };
     let phase = match f.next().as_bytes().first() {
@@ -195,6 +203,54 @@ pub fn parse(input: &str) -> Parsed<'_> {
         _ => return Parsed::Malformed,
     };
     Parsed::Record(rec)
+}
+
+/// Most records are `B|tgid|name` and `E|tgid` with a plain decimal tgid, ending in
+/// newlines: read here in one pass, the same as [`parse`] reads them. None for
+/// anything else, which takes the general path (a sign, spaces, ten digits or more, a NUL
+/// after the tgid, more fields after an end's tgid).
+fn parse_plain_begin_or_end(input: &str) -> Option<Record<'_>> {
+    // Nine digits cannot overflow a u32, so no saturation to mirror.
+    const MAX_DIGITS: usize = 9;
+    // Writers end records with a newline: trimmed bytewise (both are ASCII, so the cut
+    // stays on a character boundary) as the general path trims them.
+    let mut end = input.len();
+    while end > 0 && matches!(input.as_bytes()[end - 1], b'\n' | 0) {
+        end -= 1;
+    }
+    let input = &input[..end];
+    let b = input.as_bytes();
+    if b.get(1) != Some(&b'|') {
+        return None;
+    }
+    let phase = b[0];
+    let digits = b[2..]
+        .iter()
+        .take(MAX_DIGITS + 1)
+        .take_while(|d| d.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > MAX_DIGITS {
+        return None;
+    }
+    let tgid = b[2..2 + digits]
+        .iter()
+        .fold(0u32, |v, d| v * 10 + u32::from(d - b'0'));
+    let after = 2 + digits;
+    match (phase, b.get(after)) {
+        (b'E', None) => Some(Record::End { tgid }),
+        (b'B', Some(&b'|')) => {
+            let rest = &input[after + 1..];
+            Some(Record::Begin {
+                tgid,
+                name: if rest.is_empty() {
+                    EMPTY_SLICE_NAME
+                } else {
+                    rest
+                },
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The digits of a C integer literal as `strtol`/`strtoul` read them: optional leading
@@ -500,5 +556,77 @@ mod tests {
         assert_eq!(c_str_to_i64("-17"), Some(-17));
         assert_eq!(c_str_to_i32("4294967297"), Some(1));
         assert_eq!(c_str_to_i32("-900"), Some(-900));
+    }
+
+    /// The one-pass reader of `B` and `E` records agrees with the field-by-field one on
+    /// whatever it accepts, and accepts the common forms.
+    #[test]
+    fn plain_begins_and_ends_read_as_by_fields() {
+        for (s, want) in [
+            (
+                "B|1636|pokeUserActivity",
+                Record::Begin {
+                    tgid: 1636,
+                    name: "pokeUserActivity",
+                },
+            ),
+            (
+                "B|7|a|b,c",
+                Record::Begin {
+                    tgid: 7,
+                    name: "a|b,c",
+                },
+            ),
+            (
+                "B|123456789|",
+                Record::Begin {
+                    tgid: 123_456_789,
+                    name: EMPTY_SLICE_NAME,
+                },
+            ),
+            ("E|1636", Record::End { tgid: 1636 }),
+            ("E|693\n", Record::End { tgid: 693 }),
+            (
+                "B|821|HIDL::IHealth::getCapacity::client\n",
+                Record::Begin {
+                    tgid: 821,
+                    name: "HIDL::IHealth::getCapacity::client",
+                },
+            ),
+            ("B|5|x\0\n\0", Record::Begin { tgid: 5, name: "x" }),
+        ] {
+            assert_eq!(parse_plain_begin_or_end(s), Some(want), "{s:?}");
+            assert_eq!(parse_by_fields(s), Parsed::Record(want), "{s:?}");
+        }
+        for s in [
+            "E|1636|x",
+            "B|1234567890|x",
+            "B|+1|x",
+            "B| 1|x",
+            "E|",
+            "B|1\0|x",
+            "E|\n",
+            "\n",
+        ] {
+            assert_eq!(parse_plain_begin_or_end(s), None, "{s:?}");
+        }
+        let alphabet = b"BEC|0123456789 -+\n\0x\xe9";
+        let mut rng = crate::rng::Rng::new(3);
+        let mut accepted = 0;
+        for _ in 0..50_000 {
+            let mut t = String::from(if rng.chance(0.5) { "B|" } else { "E|" });
+            for _ in 0..rng.range(0, 14) {
+                let c = alphabet[rng.range(0, alphabet.len() as i64 - 1) as usize];
+                t.push(if c.is_ascii() { c as char } else { 'é' });
+            }
+            if let Some(rec) = parse_plain_begin_or_end(&t) {
+                accepted += 1;
+                assert_eq!(Parsed::Record(rec), parse_by_fields(&t), "{t:?}");
+            }
+        }
+        assert!(
+            accepted > 1000,
+            "only {accepted} random records took the one-pass path"
+        );
     }
 }
