@@ -5,6 +5,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use rustc_hash::FxHashMap;
+
 pub const BOOTTIME: u32 = 6;
 pub const MONOTONIC: u32 = 3;
 
@@ -46,13 +48,15 @@ type PathStep = (usize, usize, usize);
 pub struct ClockTracker {
     trace_clock: ClockKey,
     trace_clock_locked: bool,
-    domains: HashMap<ClockKey, Domain>,
+    /// Looked up for every timestamp not already in the trace clock (ftrace's sequence-scoped
+    /// clock on many devices): Fx, not SipHash.
+    domains: FxHashMap<ClockKey, Domain>,
     groups: Vec<Group>,
     /// Clocks seen going backwards between two snapshots of a group (e.g. REALTIME at a
     /// daylight-saving change): they stay usable as a target, never as a source, since one
     /// of their values can map to two instants.
     non_monotonic: Vec<ClockKey>,
-    path_cache: HashMap<ClockKey, Option<Vec<PathStep>>>,
+    path_cache: FxHashMap<ClockKey, Option<Vec<PathStep>>>,
 }
 
 impl Default for ClockTracker {
@@ -60,10 +64,10 @@ impl Default for ClockTracker {
         ClockTracker {
             trace_clock: ClockKey::global(BOOTTIME),
             trace_clock_locked: false,
-            domains: HashMap::new(),
+            domains: FxHashMap::default(),
             groups: Vec::new(),
             non_monotonic: Vec::new(),
-            path_cache: HashMap::new(),
+            path_cache: FxHashMap::default(),
         }
     }
 }
@@ -195,11 +199,13 @@ impl ClockTracker {
             Some(d) => raw * d.unit_ns,
             None => return None,
         };
-        if !self.path_cache.contains_key(&clock) {
-            let p = self.find_path(clock);
-            self.path_cache.insert(clock, p);
-        }
-        let path = self.path_cache.get(&clock)?.as_ref()?;
+        let path = match self.path_cache.get(&clock) {
+            Some(p) => p.as_ref()?,
+            None => {
+                let p = self.find_path(clock);
+                self.path_cache.entry(clock).or_insert(p).as_ref()?
+            }
+        };
         for &(g, fi, ti) in path {
             let values = &self.groups[g].values;
             // Latest snapshot with a source value <= ns; the first one when ns precedes all.

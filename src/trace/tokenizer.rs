@@ -879,7 +879,7 @@ impl Tokenizer {
         if event_id == fid::SCHED_BLOCKED_REASON {
             // Interned symbols are only valid for now: resolve the caller before sorting.
             let symbols = self.seqs.get(&seq_id).map(|s| &s.kernel_symbols);
-            let caller = blocked_reason_caller(ev).and_then(|iid| symbols?.get(&iid));
+            let caller = blocked_reason_caller(payload).and_then(|iid| symbols?.get(&iid));
             let buf = &mut self.event_buf;
             buf.clear();
             buf.extend_from_slice(ev);
@@ -1170,12 +1170,9 @@ fn read_kernel_symbols(
     }
 }
 
-/// The caller iid of a sched_blocked_reason FtraceEvent (event field 18, its field 2).
-fn blocked_reason_caller(ev: &[u8]) -> Option<u64> {
-    let (_, payload) = Fields::new(ev)
-        .map_while(Result::ok)
-        .find(|(id, _)| *id == fid::SCHED_BLOCKED_REASON)?;
-    Fields::new(payload.as_bytes())
+/// The caller iid (field 2) of a SchedBlockedReasonFtraceEvent, the event's own message.
+fn blocked_reason_caller(event: &[u8]) -> Option<u64> {
+    Fields::new(event)
         .map_while(Result::ok)
         .find(|(id, _)| *id == 2)
         .map(|(_, v)| v.as_u64())
