@@ -157,6 +157,11 @@ fn parse_failure(store: &mut Store) {
 /// the loading thread). None for anything else, invalid UTF-8 included: those take
 /// [`AtraceParser::print`]'s path, which repairs the text and counts failures.
 pub fn read_print(buf: &[u8]) -> Option<Record<'_>> {
+    // A record's phase is its first byte: counters and the rest are left unread here, as
+    // the importers read them again anyway.
+    if !matches!(buf.first(), Some(b'B' | b'E')) {
+        return None;
+    }
     let text = crate::trace::wire::utf8(buf).ok()?;
     match record::parse(text) {
         Parsed::Record(r @ (Record::Begin { .. } | Record::End { .. })) => Some(r),
