@@ -280,23 +280,7 @@ fn print_text_is_read_whatever_the_layout() {
             .map(|_| rng.range(32, 126) as u8)
             .collect();
         put_field(&mut p, 2, Value::Bytes(&text));
-        match rng.range(0, 5) {
-            0 => {}
-            1 => p.truncate(rng.range(0, p.len() as i64) as usize),
-            2 => {
-                let at = rng.range(0, p.len() as i64 - 1) as usize;
-                p[at] = rng.next_u64() as u8;
-            }
-            3 => p.push(rng.next_u64() as u8),
-            4 => {
-                put_varint(&mut p, 3 << 3);
-                put_varint(&mut p, rng.next_u64());
-            }
-            _ => {
-                let at = rng.range(0, p.len() as i64) as usize;
-                p.insert(at, 0x80);
-            }
-        }
+        damage(&mut rng, &mut p, 3);
         assert_eq!(print_buf(&p), print_buf_by_fields(&p), "print {p:02x?}");
     }
 }
@@ -343,21 +327,29 @@ fn ftrace_event_envelope_is_read_whatever_the_layout() {
             .map(|_| rng.next_u64() as u8)
             .collect();
         put_field(&mut ev, rng.range(1, 600) as u32, Value::Bytes(&body));
-        match rng.range(0, 5) {
-            0 => {}
-            1 => ev.truncate(rng.range(0, ev.len() as i64) as usize),
-            2 => {
-                let at = rng.range(0, ev.len() as i64 - 1) as usize;
-                ev[at] = rng.next_u64() as u8;
-            }
-            3 => put_field(&mut ev, 1, Value::Varint(rng.next_u64())),
-            _ => {
-                let at = rng.range(0, ev.len() as i64) as usize;
-                ev.insert(at, 0x80);
-            }
-        }
+        // A varint field 1 after the message: a second timestamp.
+        damage(&mut rng, &mut ev, 1);
         if let Some(plain) = plain_envelope(&ev) {
             assert_eq!(plain, envelope_by_fields(&ev), "event {ev:02x?}");
+        }
+    }
+}
+
+/// One of: nothing, a cut, a byte overwritten, a byte appended, a varint field `extra`
+/// appended, or a continuation byte inserted (a varint that runs on).
+fn damage(rng: &mut crate::rng::Rng, m: &mut Vec<u8>, extra: u32) {
+    match rng.range(0, 5) {
+        0 => {}
+        1 => m.truncate(rng.range(0, m.len() as i64) as usize),
+        2 => {
+            let at = rng.range(0, m.len() as i64 - 1) as usize;
+            m[at] = rng.next_u64() as u8;
+        }
+        3 => m.push(rng.next_u64() as u8),
+        4 => put_field(m, extra, Value::Varint(rng.next_u64())),
+        _ => {
+            let at = rng.range(0, m.len() as i64) as usize;
+            m.insert(at, 0x80);
         }
     }
 }
