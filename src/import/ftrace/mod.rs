@@ -29,7 +29,9 @@ struct Envelope<'a> {
 
 impl<'a> Envelope<'a> {
     /// The pid and the first payload field (None without one); Err on damage. The
-    /// tokenizer reads print events by the same rule (`Tokenizer::ftrace_event`).
+    /// tokenizer reads an event's own message by a like rule (`tokenizer::envelope_by_fields`,
+    /// with a fixed-tag path for the kernel's layout) that takes the first length-delimited
+    /// field whatever its number.
     fn read(bytes: &'a [u8]) -> Result<Option<Envelope<'a>>, ()> {
         let mut pid = None;
         for field in Fields::new(bytes) {
