@@ -344,6 +344,11 @@ impl Importer {
     fn atrace_print(&mut self, ts: i64, pid: u32, rec: ftrace::atrace::Record<'_>) {
         self.ftrace.atrace_print(&mut self.ctx, ts, pid, rec);
     }
+
+    fn atrace_begin_named(&mut self, ts: i64, pid: u32, tgid: u32, name: StrId) {
+        self.ftrace
+            .atrace_begin_named(&mut self.ctx, ts, pid, tgid, name);
+    }
 }
 
 impl EventSink for Importer {

@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
-use super::ftrace::atrace::{read_print, Record};
+use super::ftrace::atrace::{begin_reads_text, read_print, Record};
 use super::track_event;
 use super::Importer;
 use crate::protos;
@@ -122,6 +122,10 @@ enum Kind {
     /// A print event's atrace slice begin, read here: (ts, pid, tgid, name in
     /// `Batch::text`). Reading prints was the largest share of the importers' thread.
     AtraceBegin,
+    /// A slice begin as above whose name the loading thread interned: (ts, pid, tgid, the
+    /// tokenizer's name id in `bytes.at`). Interning was the importers' largest piece of
+    /// a begin, and their thread is the longer side of the load.
+    AtraceBeginNamed,
     /// (ts, pid, tgid) of a print event's atrace slice end.
     AtraceEnd,
     /// (ts, pid, PrintFtraceEvent) of a print event left to the importers.
@@ -236,6 +240,11 @@ impl Batch {
                     let name = &self.text[cmd.bytes.range()];
                     imp.atrace_print(ts, a, Record::Begin { tgid: b, name })
                 }
+                Kind::AtraceBeginNamed => {
+                    if let Some(name) = imp.ctx.tokenizer_name(StrId::from_index(cmd.bytes.at)) {
+                        imp.atrace_begin_named(ts, a, b, name)
+                    }
+                }
                 Kind::AtraceEnd => imp.atrace_print(ts, a, Record::End { tgid: b }),
                 Kind::Print => imp.print(ts, a, cmd.bytes.of(&self.bytes)),
                 Kind::Switch => {
@@ -339,11 +348,16 @@ pub struct Forwarder<'a> {
     track_events: track_event::Tokenizer,
     /// Whether print events are read here ([`Kind::AtraceBegin`]) or left to the importers.
     read_prints: bool,
+    /// Whether slice names read here are interned here too ([`Kind::AtraceBeginNamed`]):
+    /// only when the importers run on their own thread, as it moves work to this one.
+    intern_begins: bool,
 }
 
 impl<'a> Forwarder<'a> {
     fn new(target: Target<'a>, size: BatchSize) -> Self {
+        let intern_begins = matches!(target, Target::Thread(_));
         Forwarder {
+            intern_begins,
             batch: Batch::default(),
             size,
             target,
@@ -398,6 +412,18 @@ impl<'a> Forwarder<'a> {
     fn call(&mut self, f: impl FnOnce(&mut Importer) + Send + 'static) {
         self.batch.calls.push(Box::new(f));
         self.push(Cmd::bare(Kind::Call, 0, 0));
+    }
+
+    /// The tokenizer's id of `text` (read from `bytes`); a name not seen before is sent to
+    /// the importers, who intern it in the store and map the id to theirs.
+    fn intern_name(&mut self, text: &str, bytes: &[u8]) -> StrId {
+        let known = self.names.len();
+        let id = self.names.intern(text);
+        if self.names.len() > known {
+            let b = self.batch.keep(bytes);
+            self.push(Cmd::new(Kind::Name, 0, 0, 0, b));
+        }
+        id
     }
 
     /// Applies what is left and stops the importers' thread.
@@ -498,6 +524,14 @@ impl EventSink for Forwarder<'_> {
             None
         };
         let cmd = match read {
+            Some(Record::Begin { tgid, name }) if self.intern_begins && !begin_reads_text(name) => {
+                let id = self.intern_name(name, name.as_bytes());
+                let at = Bytes {
+                    at: id.index(),
+                    len: 0,
+                };
+                Cmd::new(Kind::AtraceBeginNamed, ts, pid, tgid, at)
+            }
             Some(Record::Begin { tgid, name }) => {
                 Cmd::new(Kind::AtraceBegin, ts, pid, tgid, self.batch.keep_str(name))
             }
@@ -570,13 +604,7 @@ impl TokenizerHost for Forwarder<'_> {
         });
     }
     fn name(&mut self, bytes: &[u8]) -> StrId {
-        let known = self.names.len();
-        let id = self.names.intern(&String::from_utf8_lossy(bytes));
-        if self.names.len() > known {
-            let b = self.batch.keep(bytes);
-            self.push(Cmd::new(Kind::Name, 0, 0, 0, b));
-        }
-        id
+        self.intern_name(&String::from_utf8_lossy(bytes), bytes)
     }
     fn new_interval(&mut self, inherit: Option<u32>) -> u32 {
         self.push(Cmd::bare(

@@ -308,17 +308,28 @@ impl AtraceParser {
 
     /// A print event's record, read by [`AtraceParser::print`] or on the loading thread.
     pub fn print_record(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, parsed: Parsed<'_>) {
-        // A trace_marker write shows up as a sys_write around the atrace record; cut the
-        // write short so the atrace slice can nest on the same thread track.
-        if self.any_sys_write {
-            if let Some(utid) = ctx.procs.get_thread_or_null(&ctx.store, pid, None) {
-                self.truncate_sys_write(ctx, ts, utid);
-            }
-        }
+        self.cut_sys_write(ctx, ts, pid);
         match parsed {
             Parsed::Record(r) => self.record(ctx, ts, pid, r),
             Parsed::Malformed => parse_failure(&mut ctx.store),
             Parsed::Unsupported => {}
+        }
+    }
+
+    /// A `B` record whose name the loading thread has interned already (it does so only
+    /// when [`begin_reads_text`] says the text is not needed again).
+    pub fn print_begin_named(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, tgid: u32, name: StrId) {
+        self.cut_sys_write(ctx, ts, pid);
+        self.begin_named(ctx, ts, pid, tgid, Some(name));
+    }
+
+    /// A trace_marker write shows up as a sys_write around the atrace record; cut the
+    /// write short so the atrace slice can nest on the same thread track.
+    fn cut_sys_write(&mut self, ctx: &mut Ctx, ts: i64, pid: i64) {
+        if self.any_sys_write {
+            if let Some(utid) = ctx.procs.get_thread_or_null(&ctx.store, pid, None) {
+                self.truncate_sys_write(ctx, ts, utid);
+            }
         }
     }
 
@@ -431,13 +442,17 @@ impl AtraceParser {
 
     fn begin(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, tgid: u32, name: &str) {
         let name_id = slice_name(&mut ctx.store, name);
+        self.begin_named(ctx, ts, pid, tgid, name_id);
+        if name.starts_with(LMK_PREFIX) {
+            self.lmk_begin(ctx, ts, name);
+        }
+    }
+
+    fn begin_named(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, tgid: u32, name: Option<StrId>) {
         let utid = thread_for(ctx, pid, tgid);
         let track = self.thread_track(ctx, utid);
         ctx.slices
-            .begin(&mut ctx.store, ts, track, None, name_id, None);
-        if name.starts_with("lmk,") {
-            self.lmk_begin(ctx, ts, name);
-        }
+            .begin(&mut ctx.store, ts, track, None, name, None);
     }
 
     fn end(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, tgid: u32) {
@@ -844,6 +859,15 @@ fn thread_for(ctx: &mut Ctx, pid: i64, tgid: u32) -> Utid {
     } else {
         ctx.procs.update_thread(&mut ctx.store, pid, tgid as i64)
     }
+}
+
+/// lmkd's kill slices: `B|..|lmk,pid,reason,oom_adj,...`.
+const LMK_PREFIX: &str = "lmk,";
+
+/// Whether a slice begin reads its name's text beyond interning it: an empty name is
+/// stored as NULL, and lmkd's kill slices are read for their victim.
+pub fn begin_reads_text(name: &str) -> bool {
+    name.is_empty() || name.starts_with(LMK_PREFIX)
 }
 
 /// Slice names; an empty name (only possible from kernel writers) is stored as NULL.

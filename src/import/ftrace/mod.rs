@@ -226,6 +226,21 @@ impl FtraceParser {
         }
     }
 
+    /// A print's slice begin whose name the loading thread interned.
+    pub fn atrace_begin_named(
+        &mut self,
+        ctx: &mut Ctx,
+        ts: i64,
+        pid: u32,
+        tgid: u32,
+        name: crate::store::strings::StrId,
+    ) {
+        let pid = pid as i64;
+        if self.print_admitted(ctx, ts, pid) {
+            self.atrace.print_begin_named(ctx, ts, pid, tgid, name);
+        }
+    }
+
     /// Whether a print read outside [`FtraceParser::event`] passes the checks that every
     /// event there does (trace start, soft drop).
     fn print_admitted(&mut self, ctx: &mut Ctx, ts: i64, pid: i64) -> bool {
