@@ -144,6 +144,8 @@ pub struct PacketReader {
     offset: u64,
     index: u64,
     buf: Vec<u8>,
+    /// Bytes of the source's buffer lent out as the last packet, consumed at the next call.
+    lent: usize,
     /// For compressed input: the decompressed offset the budget allows reading up to.
     stop_at: Option<u64>,
 }
@@ -164,6 +166,7 @@ impl PacketReader {
             offset: 0,
             index: 0,
             buf: Vec::new(),
+            lent: 0,
             stop_at: None,
         }
     }
@@ -313,6 +316,7 @@ impl PacketReader {
 
     /// The next packet, `Ok(None)` at the end of the input.
     pub fn next_packet(&mut self) -> Result<Option<RawPacket<'_>>, ReadError> {
+        self.src.reader.consume(std::mem::take(&mut self.lent));
         if self.offset == 0 {
             self.check_start()?;
         }
@@ -364,6 +368,23 @@ impl PacketReader {
                         });
                     }
                     self.check_budget(len)?;
+                    let index = self.index;
+                    // A packet whole in the source's buffer is lent from it, not copied.
+                    let at = self.offset;
+                    let io = |source| ReadError::Io { offset: at, source };
+                    if self.src.reader.fill_buf().map_err(io)?.len() as u64 >= len {
+                        self.lent = len as usize;
+                        self.offset += len;
+                        self.index += 1;
+                        // The buffer is not empty (or the packet is), so this reads nothing.
+                        let buffered = self.src.reader.fill_buf().map_err(io)?;
+                        return Ok(Some(RawPacket {
+                            bytes: &buffered[..self.lent],
+                            offset: field_start,
+                            index,
+                            end: self.offset,
+                        }));
+                    }
                     self.buf.clear();
                     // read_to_end grows the buffer as data arrives, so a lying length
                     // prefix costs at most what the input really holds.
@@ -383,7 +404,6 @@ impl PacketReader {
                             available: got,
                         });
                     }
-                    let index = self.index;
                     self.index += 1;
                     return Ok(Some(RawPacket {
                         bytes: &self.buf,
@@ -470,6 +490,45 @@ mod tests {
         let (got, err) = read_all(frame(&[b"ab", b"", b"cde"]));
         assert!(err.is_none());
         assert_eq!(got, vec![b"ab".to_vec(), vec![], b"cde".to_vec()]);
+    }
+
+    /// Packets up to 300 KB across many 1 MB buffer refills, some lent from the reader's
+    /// buffer and some copied where they cross its end: each comes back whole, at its own
+    /// offset. Cut inside a late packet, the ones before it are kept and the cut is named.
+    #[test]
+    fn packets_read_whole_across_buffer_refills() {
+        let mut rng = crate::rng::Rng::new(19);
+        let packets: Vec<Vec<u8>> = (0..60)
+            .map(|i| {
+                let len = match i % 3 {
+                    0 => rng.range(0, 40),
+                    _ => rng.range(1_000, 300_000),
+                } as usize;
+                (0..len).map(|j| (i * 7 + j * 13) as u8).collect()
+            })
+            .collect();
+        let refs: Vec<&[u8]> = packets.iter().map(|p| p.as_slice()).collect();
+        let bytes = frame(&refs);
+        let mut r = PacketReader::new(TraceSource::from_bytes("t", bytes.clone()).unwrap());
+        let mut at = 0u64;
+        let mut spans = Vec::new();
+        for (i, want) in packets.iter().enumerate() {
+            let p = r.next_packet().unwrap().expect("a packet");
+            assert_eq!((p.index, p.offset), (i as u64, at), "packet {i}");
+            assert!(p.bytes == want.as_slice(), "packet {i}: other bytes");
+            spans.push((p.offset, p.end));
+            at = p.end;
+        }
+        assert!(r.next_packet().unwrap().is_none());
+        assert_eq!(r.offset(), bytes.len() as u64);
+
+        let last = packets.len() - 2;
+        let (start, end) = spans[last];
+        let cut = (start + (end - start) / 2) as usize;
+        let (got, err) = read_all(bytes[..cut].to_vec());
+        assert_eq!(got.len(), last);
+        assert!(got.iter().zip(&packets).all(|(a, b)| a == b));
+        assert!(matches!(err, Some(ReadError::Truncated { index, .. }) if index == last as u64));
     }
 
     #[test]
