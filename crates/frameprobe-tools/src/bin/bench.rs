@@ -34,6 +34,34 @@ impl Stat {
             Stat::Fastest => best_of(runs, run),
         }
     }
+
+    /// Runs frameprobe and trace_processor in turn, `runs` times each, so that a slow spell
+    /// of a shared host lands on both sides of the ratio; each side is then summed up alone.
+    fn measure_in_turn(
+        self,
+        runs: u32,
+        mut fp: impl FnMut() -> Result<Measured>,
+        mut tp: Option<impl FnMut() -> Result<Measured>>,
+    ) -> Result<(Measured, Option<Measured>)> {
+        let (mut fps, mut tps) = (Vec::new(), Vec::new());
+        for _ in 0..runs.max(1) {
+            fps.push(fp()?);
+            if let Some(tp) = tp.as_mut() {
+                tps.push(tp()?);
+            }
+        }
+        let sum_up = |runs: Vec<Measured>| {
+            let n = runs.len() as u32;
+            let mut runs = runs.into_iter();
+            self.measure(n, || runs.next().context("one run per call"))
+        };
+        let tp = if tps.is_empty() {
+            None
+        } else {
+            Some(sum_up(tps)?)
+        };
+        Ok((sum_up(fps)?, tp))
+    }
 }
 
 #[derive(Parser)]
@@ -327,25 +355,31 @@ struct Row {
     tp: Option<Measured>,
 }
 
-fn measure_frameprobe(a: &Args, c: &Comparison, workload: &Path) -> Result<Measured> {
+/// frameprobe on `workload`, and trace_processor in turn with it when there is one.
+fn measure_side_by_side(
+    a: &Args,
+    tp: Option<&Path>,
+    c: &Comparison,
+    workload: &Path,
+) -> Result<(Measured, Option<Measured>)> {
     let w = workload.display().to_string();
     let argv: Vec<&str> = c
         .frameprobe
         .iter()
         .map(|&x| if x == "{}" { w.as_str() } else { x })
         .collect();
-    let err = a.dir.join("frameprobe.stderr");
-    a.stat
-        .measure(a.runs, || run_child(Command::new(&a.bin).args(&argv), &err))
-}
-
-fn measure_tp(a: &Args, tp: &Path, c: &Comparison, workload: &Path) -> Result<Measured> {
+    let fp_err = a.dir.join("frameprobe.stderr");
     let sql = a.dir.join("tp-query.sql");
     std::fs::write(&sql, c.tp_sql)?;
-    let err = a.dir.join("tp.stderr");
-    a.stat.measure(a.runs, || {
-        run_child(Command::new(tp).arg("-q").arg(&sql).arg(workload), &err)
-    })
+    let tp_err = a.dir.join("tp.stderr");
+    a.stat.measure_in_turn(
+        a.runs,
+        || run_child(Command::new(&a.bin).args(&argv), &fp_err),
+        tp.map(|tp| {
+            let (sql, tp_err) = (&sql, &tp_err);
+            move || run_child(Command::new(tp).arg("-q").arg(sql).arg(workload), tp_err)
+        }),
+    )
 }
 
 /// Rows each workload imports (slices + sched + counters), for the time per row.
@@ -505,12 +539,7 @@ fn main() -> Result<()> {
     for c in &COMPARISONS {
         let mut rows = Vec::new();
         for ((n, size, p), nrows) in workloads.iter().zip(&rows_per) {
-            // frameprobe and trace_processor back to back, so a slow spell hits both.
-            let fp = measure_frameprobe(&a, c, p)?;
-            let tp = match &tp {
-                Some(t) => Some(measure_tp(&a, t, c, p)?),
-                None => None,
-            };
+            let (fp, tp) = measure_side_by_side(&a, tp.as_deref(), c, p)?;
             let mb = *size as f64 / 1e6;
             let cell =
                 |v: Option<f64>, prec: usize| v.map_or("-".to_string(), |v| format!("{v:.prec$}"));
