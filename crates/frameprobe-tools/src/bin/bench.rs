@@ -583,6 +583,36 @@ fn main() -> Result<()> {
 mod tests {
     use super::*;
 
+    /// The two programs alternate run by run, and each side's median is of its own runs.
+    #[test]
+    fn both_sides_run_in_turn() {
+        let order = std::cell::RefCell::new(String::new());
+        let run = |side: char, secs: &'static [f64]| {
+            let (order, mut next) = (&order, secs.iter());
+            move || {
+                order.borrow_mut().push(side);
+                let secs = *next.next().unwrap();
+                Ok(Measured {
+                    secs,
+                    peak_mib: 1.0,
+                })
+            }
+        };
+        let (fp, tp) = Stat::Median
+            .measure_in_turn(
+                3,
+                run('f', &[3.0, 1.0, 2.0]),
+                Some(run('t', &[9.0, 7.0, 8.0])),
+            )
+            .unwrap();
+        assert_eq!(order.borrow().as_str(), "ftftft");
+        assert_eq!((fp.secs, tp.map(|t| t.secs)), (2.0, Some(8.0)));
+        let (fp, tp) = Stat::Fastest
+            .measure_in_turn(2, run('f', &[3.0, 1.0]), None::<fn() -> Result<Measured>>)
+            .unwrap();
+        assert_eq!((fp.secs, tp.is_none()), (1.0, true));
+    }
+
     #[test]
     fn vsync_ids_are_shifted() {
         assert_eq!(
