@@ -349,6 +349,11 @@ impl Importer {
         self.ftrace
             .atrace_begin_named(&mut self.ctx, ts, pid, tgid, name);
     }
+
+    fn atrace_counter_named(&mut self, ts: i64, pid: u32, tgid: u32, name: StrId, value: i64) {
+        self.ftrace
+            .atrace_counter_named(&mut self.ctx, ts, pid, tgid, name, value);
+    }
 }
 
 impl EventSink for Importer {

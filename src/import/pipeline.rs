@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
-use super::ftrace::atrace::{begin_reads_text, read_print, Record};
+use super::ftrace::atrace::{begin_reads_text, counter_reads_text, read_print_of, Record};
 use super::track_event;
 use super::Importer;
 use crate::protos;
@@ -126,6 +126,9 @@ enum Kind {
     /// tokenizer's name id in `bytes.at`). Interning was the importers' largest piece of
     /// a begin, and their thread is the longer side of the load.
     AtraceBeginNamed,
+    /// A print event's atrace counter, read and its name interned here: (ts, pid, tgid,
+    /// index in `Batch::counters`).
+    AtraceCounterNamed,
     /// (ts, pid, tgid) of a print event's atrace slice end.
     AtraceEnd,
     /// (ts, pid, PrintFtraceEvent) of a print event left to the importers.
@@ -205,6 +208,8 @@ struct Batch {
     switches: Vec<CompactSwitch>,
     wakings: Vec<CompactWaking>,
     packets: Vec<PacketEvent>,
+    /// Counters' (tokenizer name id, value).
+    counters: Vec<(StrId, i64)>,
     stats: Vec<Stat>,
     calls: Vec<Call>,
 }
@@ -243,6 +248,12 @@ impl Batch {
                 Kind::AtraceBeginNamed => {
                     if let Some(name) = imp.ctx.tokenizer_name(StrId::from_index(cmd.bytes.at)) {
                         imp.atrace_begin_named(ts, a, b, name)
+                    }
+                }
+                Kind::AtraceCounterNamed => {
+                    let (name, value) = self.counters[cmd.bytes.at as usize];
+                    if let Some(name) = imp.ctx.tokenizer_name(name) {
+                        imp.atrace_counter_named(ts, a, b, name, value)
                     }
                 }
                 Kind::AtraceEnd => imp.atrace_print(ts, a, Record::End { tgid: b }),
@@ -302,6 +313,7 @@ impl Batch {
         self.switches.clear();
         self.wakings.clear();
         self.packets.clear();
+        self.counters.clear();
     }
 }
 
@@ -519,7 +531,7 @@ impl EventSink for Forwarder<'_> {
     }
     fn print(&mut self, ts: i64, pid: u32, print: &[u8]) {
         let read = if self.read_prints {
-            read_print(print_buf(print))
+            read_print_of(print_buf(print), self.intern_begins)
         } else {
             None
         };
@@ -536,6 +548,15 @@ impl EventSink for Forwarder<'_> {
                 Cmd::new(Kind::AtraceBegin, ts, pid, tgid, self.batch.keep_str(name))
             }
             Some(Record::End { tgid }) => Cmd::new(Kind::AtraceEnd, ts, pid, tgid, Bytes::EMPTY),
+            Some(Record::Counter { tgid, name, value }) if !counter_reads_text(name) => {
+                let id = self.intern_name(name, name.as_bytes());
+                self.batch.counters.push((id, value));
+                let at = Bytes {
+                    at: self.batch.counters.len() as u32 - 1,
+                    len: 0,
+                };
+                Cmd::new(Kind::AtraceCounterNamed, ts, pid, tgid, at)
+            }
             _ => Cmd::new(Kind::Print, ts, pid, 0, self.batch.keep(print)),
         };
         self.push(cmd);

@@ -157,14 +157,23 @@ fn parse_failure(store: &mut Store) {
 /// the loading thread). None for anything else, invalid UTF-8 included: those take
 /// [`AtraceParser::print`]'s path, which repairs the text and counts failures.
 pub fn read_print(buf: &[u8]) -> Option<Record<'_>> {
-    // A record's phase is its first byte: counters and the rest are left unread here, as
-    // the importers read them again anyway.
-    if !matches!(buf.first(), Some(b'B' | b'E')) {
-        return None;
+    read_print_of(buf, false)
+}
+
+/// [`read_print`], and counters too when the caller hands them on read (a counter read and
+/// then left to the importers would be parsed twice).
+pub fn read_print_of(buf: &[u8], counters: bool) -> Option<Record<'_>> {
+    // A record's phase is its first byte: the rest are left unread here.
+    match buf.first() {
+        Some(b'B' | b'E') => {}
+        Some(b'C') if counters => {}
+        _ => return None,
     }
     let text = crate::trace::wire::utf8(buf).ok()?;
     match record::parse(text) {
-        Parsed::Record(r @ (Record::Begin { .. } | Record::End { .. })) => Some(r),
+        Parsed::Record(
+            r @ (Record::Begin { .. } | Record::End { .. } | Record::Counter { .. }),
+        ) => Some(r),
         _ => None,
     }
 }
@@ -321,6 +330,21 @@ impl AtraceParser {
     pub fn print_begin_named(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, tgid: u32, name: StrId) {
         self.cut_sys_write(ctx, ts, pid);
         self.begin_named(ctx, ts, pid, tgid, Some(name));
+    }
+
+    /// A `C` record whose name the loading thread has interned already (only when
+    /// [`counter_reads_text`] says the text is not needed again).
+    pub fn print_counter_named(
+        &mut self,
+        ctx: &mut Ctx,
+        ts: i64,
+        pid: i64,
+        tgid: u32,
+        name: StrId,
+        value: i64,
+    ) {
+        self.cut_sys_write(ctx, ts, pid);
+        self.counter_named(ctx, ts, pid, tgid, name, value);
     }
 
     /// A trace_marker write shows up as a sys_write around the atrace record; cut the
@@ -586,13 +610,13 @@ impl AtraceParser {
     /// process), except a few names that trace_processor promotes to global tracks.
     fn counter(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, tgid: u32, name: &str, value: i64) {
         match name {
-            "kill_one_process" => self.lmk_counter(ctx, ts, value),
-            "ScreenState" => {
+            KILL_ONE_PROCESS => self.lmk_counter(ctx, ts, value),
+            SCREEN_STATE => {
                 let t = screen_state_track(ctx);
                 push_counter(&mut ctx.store, ts, t, value as f64, None);
                 return;
             }
-            _ if name.starts_with("battery_stats.") => {
+            _ if name.starts_with(BATTERY_STATS_PREFIX) => {
                 let t = battery_stats_track(ctx, name);
                 push_counter(&mut ctx.store, ts, t, value as f64, None);
                 return;
@@ -600,6 +624,19 @@ impl AtraceParser {
             _ => {}
         }
         let name = ctx.store.intern(name);
+        self.counter_named(ctx, ts, pid, tgid, name, value);
+    }
+
+    /// A process-scoped atrace counter, the emitting thread noted in its args.
+    fn counter_named(
+        &mut self,
+        ctx: &mut Ctx,
+        ts: i64,
+        pid: i64,
+        tgid: u32,
+        name: StrId,
+        value: i64,
+    ) {
         let upid = ctx.procs.get_or_create_process(&mut ctx.store, tgid as i64);
         // The emitting thread is noted but never tied to the process: kernel counters use
         // placeholder or unrelated tgids.
@@ -863,6 +900,16 @@ fn thread_for(ctx: &mut Ctx, pid: i64, tgid: u32) -> Utid {
 
 /// lmkd's kill slices: `B|..|lmk,pid,reason,oom_adj,...`.
 const LMK_PREFIX: &str = "lmk,";
+
+/// Counters read by name: lmkd's kills, the screen state, battery stats.
+const KILL_ONE_PROCESS: &str = "kill_one_process";
+const SCREEN_STATE: &str = "ScreenState";
+const BATTERY_STATS_PREFIX: &str = "battery_stats.";
+
+/// Whether a counter reads its name's text beyond interning it (those above).
+pub fn counter_reads_text(name: &str) -> bool {
+    matches!(name, KILL_ONE_PROCESS | SCREEN_STATE) || name.starts_with(BATTERY_STATS_PREFIX)
+}
 
 /// Whether a slice begin reads its name's text beyond interning it: an empty name is
 /// stored as NULL, and lmkd's kill slices are read for their victim.

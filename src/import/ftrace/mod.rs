@@ -241,6 +241,23 @@ impl FtraceParser {
         }
     }
 
+    /// A print's counter whose name the loading thread interned.
+    pub fn atrace_counter_named(
+        &mut self,
+        ctx: &mut Ctx,
+        ts: i64,
+        pid: u32,
+        tgid: u32,
+        name: crate::store::strings::StrId,
+        value: i64,
+    ) {
+        let pid = pid as i64;
+        if self.print_admitted(ctx, ts, pid) {
+            self.atrace
+                .print_counter_named(ctx, ts, pid, tgid, name, value);
+        }
+    }
+
     /// Whether a print read outside [`FtraceParser::event`] passes the checks that every
     /// event there does (trace start, soft drop).
     fn print_admitted(&mut self, ctx: &mut Ctx, ts: i64, pid: i64) -> bool {
