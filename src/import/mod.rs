@@ -345,14 +345,8 @@ impl Importer {
         self.ftrace.atrace_print(&mut self.ctx, ts, pid, rec);
     }
 
-    fn atrace_begin_named(&mut self, ts: i64, pid: u32, tgid: u32, name: StrId) {
-        self.ftrace
-            .atrace_begin_named(&mut self.ctx, ts, pid, tgid, name);
-    }
-
-    fn atrace_counter_named(&mut self, ts: i64, pid: u32, tgid: u32, name: StrId, value: i64) {
-        self.ftrace
-            .atrace_counter_named(&mut self.ctx, ts, pid, tgid, name, value);
+    fn atrace_named(&mut self, ts: i64, pid: u32, rec: ftrace::atrace::Named) {
+        self.ftrace.atrace_named(&mut self.ctx, ts, pid, rec);
     }
 }
 

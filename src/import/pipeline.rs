@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
-use super::ftrace::atrace::{begin_reads_text, counter_reads_text, read_print_of, Record};
+use super::ftrace::atrace::{begin_reads_text, counter_reads_text, read_print_of, Named, Record};
 use super::track_event;
 use super::Importer;
 use crate::protos;
@@ -247,13 +247,21 @@ impl Batch {
                 }
                 Kind::AtraceBeginNamed => {
                     if let Some(name) = imp.ctx.tokenizer_name(StrId::from_index(cmd.bytes.at)) {
-                        imp.atrace_begin_named(ts, a, b, name)
+                        imp.atrace_named(ts, a, Named::Begin { tgid: b, name })
                     }
                 }
                 Kind::AtraceCounterNamed => {
                     let (name, value) = self.counters[cmd.bytes.at as usize];
                     if let Some(name) = imp.ctx.tokenizer_name(name) {
-                        imp.atrace_counter_named(ts, a, b, name, value)
+                        imp.atrace_named(
+                            ts,
+                            a,
+                            Named::Counter {
+                                tgid: b,
+                                name,
+                                value,
+                            },
+                        )
                     }
                 }
                 Kind::AtraceEnd => imp.atrace_print(ts, a, Record::End { tgid: b }),

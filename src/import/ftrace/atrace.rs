@@ -325,26 +325,15 @@ impl AtraceParser {
         }
     }
 
-    /// A `B` record whose name the loading thread has interned already (it does so only
-    /// when [`begin_reads_text`] says the text is not needed again).
-    pub fn print_begin_named(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, tgid: u32, name: StrId) {
+    /// A record the loading thread has read and whose name it has interned.
+    pub fn print_named(&mut self, ctx: &mut Ctx, ts: i64, pid: i64, rec: Named) {
         self.cut_sys_write(ctx, ts, pid);
-        self.begin_named(ctx, ts, pid, tgid, Some(name));
-    }
-
-    /// A `C` record whose name the loading thread has interned already (only when
-    /// [`counter_reads_text`] says the text is not needed again).
-    pub fn print_counter_named(
-        &mut self,
-        ctx: &mut Ctx,
-        ts: i64,
-        pid: i64,
-        tgid: u32,
-        name: StrId,
-        value: i64,
-    ) {
-        self.cut_sys_write(ctx, ts, pid);
-        self.counter_named(ctx, ts, pid, tgid, name, value);
+        match rec {
+            Named::Begin { tgid, name } => self.begin_named(ctx, ts, pid, tgid, Some(name)),
+            Named::Counter { tgid, name, value } => {
+                self.counter_named(ctx, ts, pid, tgid, name, value)
+            }
+        }
     }
 
     /// A trace_marker write shows up as a sys_write around the atrace record; cut the
@@ -900,6 +889,14 @@ fn thread_for(ctx: &mut Ctx, pid: i64, tgid: u32) -> Utid {
 
 /// lmkd's kill slices: `B|..|lmk,pid,reason,oom_adj,...`.
 const LMK_PREFIX: &str = "lmk,";
+
+/// A begin or counter read on the loading thread, its name interned there: only when
+/// [`begin_reads_text`] / [`counter_reads_text`] say the text is not needed again.
+#[derive(Clone, Copy)]
+pub enum Named {
+    Begin { tgid: u32, name: StrId },
+    Counter { tgid: u32, name: StrId, value: i64 },
+}
 
 /// Counters read by name: lmkd's kills, the screen state, battery stats.
 const KILL_ONE_PROCESS: &str = "kill_one_process";

@@ -226,35 +226,11 @@ impl FtraceParser {
         }
     }
 
-    /// A print's slice begin whose name the loading thread interned.
-    pub fn atrace_begin_named(
-        &mut self,
-        ctx: &mut Ctx,
-        ts: i64,
-        pid: u32,
-        tgid: u32,
-        name: crate::store::strings::StrId,
-    ) {
+    /// A print's begin or counter read on the loading thread, its name interned there.
+    pub fn atrace_named(&mut self, ctx: &mut Ctx, ts: i64, pid: u32, rec: atrace::Named) {
         let pid = pid as i64;
         if self.print_admitted(ctx, ts, pid) {
-            self.atrace.print_begin_named(ctx, ts, pid, tgid, name);
-        }
-    }
-
-    /// A print's counter whose name the loading thread interned.
-    pub fn atrace_counter_named(
-        &mut self,
-        ctx: &mut Ctx,
-        ts: i64,
-        pid: u32,
-        tgid: u32,
-        name: crate::store::strings::StrId,
-        value: i64,
-    ) {
-        let pid = pid as i64;
-        if self.print_admitted(ctx, ts, pid) {
-            self.atrace
-                .print_counter_named(ctx, ts, pid, tgid, name, value);
+            self.atrace.print_named(ctx, ts, pid, rec);
         }
     }
 
