@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 
-use super::ftrace::atrace::{begin_reads_text, counter_reads_text, read_print_of, Named, Record};
+use super::ftrace::atrace::{begin_reads_text, counter_reads_text, read_print, Named, Record};
 use super::track_event;
 use super::Importer;
 use crate::protos;
@@ -368,16 +368,17 @@ pub struct Forwarder<'a> {
     track_events: track_event::Tokenizer,
     /// Whether print events are read here ([`Kind::AtraceBegin`]) or left to the importers.
     read_prints: bool,
-    /// Whether slice names read here are interned here too ([`Kind::AtraceBeginNamed`]):
-    /// only when the importers run on their own thread, as it moves work to this one.
-    intern_begins: bool,
+    /// Whether the names of the begins and counters read here are interned here too
+    /// ([`Kind::AtraceBeginNamed`], [`Kind::AtraceCounterNamed`]): only when the importers
+    /// run on their own thread, as it moves work to this one. Counters are read only then.
+    intern_read_names: bool,
 }
 
 impl<'a> Forwarder<'a> {
     fn new(target: Target<'a>, size: BatchSize) -> Self {
-        let intern_begins = matches!(target, Target::Thread(_));
+        let intern_read_names = matches!(target, Target::Thread(_));
         Forwarder {
-            intern_begins,
+            intern_read_names,
             batch: Batch::default(),
             size,
             target,
@@ -539,12 +540,14 @@ impl EventSink for Forwarder<'_> {
     }
     fn print(&mut self, ts: i64, pid: u32, print: &[u8]) {
         let read = if self.read_prints {
-            read_print_of(print_buf(print), self.intern_begins)
+            read_print(print_buf(print), self.intern_read_names)
         } else {
             None
         };
         let cmd = match read {
-            Some(Record::Begin { tgid, name }) if self.intern_begins && !begin_reads_text(name) => {
+            Some(Record::Begin { tgid, name })
+                if self.intern_read_names && !begin_reads_text(name) =>
+            {
                 let id = self.intern_name(name, name.as_bytes());
                 let at = Bytes {
                     at: id.index(),
@@ -556,7 +559,9 @@ impl EventSink for Forwarder<'_> {
                 Cmd::new(Kind::AtraceBegin, ts, pid, tgid, self.batch.keep_str(name))
             }
             Some(Record::End { tgid }) => Cmd::new(Kind::AtraceEnd, ts, pid, tgid, Bytes::EMPTY),
-            Some(Record::Counter { tgid, name, value }) if !counter_reads_text(name) => {
+            Some(Record::Counter { tgid, name, value })
+                if self.intern_read_names && !counter_reads_text(name) =>
+            {
                 let id = self.intern_name(name, name.as_bytes());
                 self.batch.counters.push((id, value));
                 let at = Bytes {

@@ -154,15 +154,11 @@ fn parse_failure(store: &mut Store) {
 }
 
 /// A print event's slice begin or end, read from its buf without the importers' state (for
-/// the loading thread). None for anything else, invalid UTF-8 included: those take
+/// the loading thread), and its counter too when `counters` is set: only a caller that hands
+/// counters on read asks for them (a counter read and then left to the importers would be
+/// parsed twice). None for anything else, invalid UTF-8 included: those take
 /// [`AtraceParser::print`]'s path, which repairs the text and counts failures.
-pub fn read_print(buf: &[u8]) -> Option<Record<'_>> {
-    read_print_of(buf, false)
-}
-
-/// [`read_print`], and counters too when the caller hands them on read (a counter read and
-/// then left to the importers would be parsed twice).
-pub fn read_print_of(buf: &[u8], counters: bool) -> Option<Record<'_>> {
+pub fn read_print(buf: &[u8], counters: bool) -> Option<Record<'_>> {
     // A record's phase is its first byte: the rest are left unread here.
     match buf.first() {
         Some(b'B' | b'E') => {}
@@ -978,7 +974,7 @@ mod tests {
         }
         /// As the loading thread hands a print on: read there when it can be.
         fn print_read_ahead(&mut self, ts: i64, pid: i64, buf: &[u8]) {
-            match read_print(buf) {
+            match read_print(buf, false) {
                 Some(r) => self
                     .p
                     .print_record(&mut self.ctx, ts, pid, Parsed::Record(r)),
@@ -1231,7 +1227,7 @@ mod tests {
             b"E|10\n",
         ];
         assert_eq!(
-            read_print(b"B|10|outer"),
+            read_print(b"B|10|outer", false),
             Some(Record::Begin {
                 tgid: 10,
                 name: "outer"
