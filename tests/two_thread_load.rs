@@ -131,3 +131,39 @@ fn the_report_is_the_same_on_two_threads() {
         assert!(one == two, "{}: the reports differ", t.display());
     }
 }
+
+/// A load on two threads forecasts its largest tables early (`import::forecast`) so that
+/// the importers fault their pages in while they wait; the forecast is a floor, so no page
+/// is faulted in for rows that never come. On one thread there is no forecast.
+#[test]
+fn two_thread_loads_forecast_their_largest_tables_low() {
+    let copies = std::fs::read(common::sample_trace()).unwrap().repeat(12);
+    let trace = common::temp_file("forecast", "sample_x12.perfetto-trace", &copies);
+    let two = load_with(
+        &trace,
+        LoadOptions::all(),
+        Threads::Two,
+        BatchSize::default(),
+    );
+    let (slices, states) = (two.ahead.slices.target(), two.ahead.thread_states.target());
+    assert!(
+        slices > 0 && states > 0,
+        "forecast {slices} slices, {states} thread states"
+    );
+    assert!(
+        slices <= two.slices.len() && states <= two.thread_states.len(),
+        "forecast {slices} slices and {states} thread states, above the {} and {} loaded",
+        two.slices.len(),
+        two.thread_states.len()
+    );
+    let one = load_with(
+        &trace,
+        LoadOptions::all(),
+        Threads::One,
+        BatchSize::default(),
+    );
+    assert_eq!(
+        one.ahead.slices.target() + one.ahead.thread_states.target(),
+        0
+    );
+}

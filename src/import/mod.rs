@@ -4,6 +4,7 @@
 pub mod android_props;
 pub mod build_info;
 pub mod counter_tracks;
+pub mod forecast;
 pub mod frame_timeline;
 pub mod ftrace;
 pub mod ftrace_stats;
@@ -500,6 +501,7 @@ fn read_packets(
     progress: bool,
 ) -> Result<u64, ReadError> {
     let total = reader.source_size();
+    let mut forecast = forecast::Forecaster::new(total, reader.decompressing());
     let mut last_report = Instant::now();
     let mut packets = 0u64;
     loop {
@@ -514,6 +516,11 @@ fn read_packets(
                 }
                 let (bytes, offset) = (p.bytes, p.offset);
                 tok.packet(bytes, offset, host);
+                if let Some(f) = forecast.as_mut() {
+                    if let Some(rows) = f.at(reader.offset(), &tok.sorter.pushed) {
+                        host.forecast_rows(rows);
+                    }
+                }
             }
             Ok(None) if packets == 0 => {
                 return Err(ReadError::NoPackets {

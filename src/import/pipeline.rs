@@ -15,12 +15,13 @@
 //! as it fills: the same code, without the second thread.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 
 use super::ftrace::atrace::{begin_reads_text, counter_reads_text, read_print, Named, Record};
 use super::track_event;
 use super::Importer;
 use crate::protos;
+use crate::store::prefault::RowForecast;
 use crate::store::strings::{StrId, StringPool};
 use crate::store::{MetaValue, Severity};
 use crate::trace::clock::ClockTracker;
@@ -515,6 +516,23 @@ fn importers_behind(waiting: usize) -> bool {
 /// 48, or 32 with 64, were no faster and peaked 1 to 3 MiB higher.
 const PRINTS_HERE_FROM_WAITING: usize = 20;
 
+/// The next batch, None once the loading thread stops sending. While none is waiting the
+/// importers fault in their tables' pages ahead of the rows (`store::prefault`), a step at
+/// a time, then wait.
+fn next_batch(batches: &Receiver<Batch>, imp: &mut Importer) -> Option<Batch> {
+    loop {
+        match batches.try_recv() {
+            Ok(batch) => return Some(batch),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => {
+                if !imp.ctx.store.fault_in_ahead() {
+                    return batches.recv().ok();
+                }
+            }
+        }
+    }
+}
+
 /// The importers' thread: applies batches as they come, counts them and gives them back;
 /// returns the importers once the loading thread stops sending.
 fn apply_all(
@@ -523,7 +541,7 @@ fn apply_all(
     give_back: Sender<Batch>,
     applied: &AtomicUsize,
 ) -> Importer {
-    for mut batch in batches {
+    while let Some(mut batch) = next_batch(&batches, &mut imp) {
         batch.apply(&mut imp);
         applied.fetch_add(1, Ordering::Release);
         if give_back.send(batch).is_err() {
@@ -606,6 +624,13 @@ impl EventSink for Forwarder<'_> {
 }
 
 impl TokenizerHost for Forwarder<'_> {
+    fn forecast_rows(&mut self, rows: RowForecast) {
+        // On one thread there is no waiting to fill: the pages fault in as rows come.
+        if matches!(self.target, Target::Thread(_)) {
+            self.call(move |imp| imp.ctx.store.ahead.expect(rows));
+            self.flush();
+        }
+    }
     fn stat_add(
         &mut self,
         name: &'static str,
@@ -708,5 +733,37 @@ impl TokenizerHost for Forwarder<'_> {
     fn on_cpu_info(&mut self, cpu_info: &[u8]) {
         let data = cpu_info.to_vec();
         self.call(move |imp| super::system_info::cpu_info(&mut imp.ctx.store, &data));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// While no batch waits, the importers fault in their tables ahead of the rows, then
+    /// take the batch when it comes.
+    #[test]
+    fn importers_fault_tables_in_while_they_wait() {
+        let (tx, rx) = mpsc::sync_channel::<Batch>(1);
+        let mut imp = Importer::new();
+        let rows = RowForecast {
+            slices: 20_000,
+            thread_states: 30_000,
+        };
+        imp.ctx.store.ahead.expect(rows);
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            tx.send(Batch::default()).unwrap();
+        });
+        assert!(next_batch(&rx, &mut imp).is_some());
+        let store = &mut imp.ctx.store;
+        assert!(store.slices.capacity() >= rows.slices);
+        assert!(
+            !store.fault_in_ahead(),
+            "everything forecast was faulted in meanwhile"
+        );
+        assert!(store.slices.is_empty() && store.thread_states.is_empty());
+        sender.join().unwrap();
+        assert!(next_batch(&rx, &mut imp).is_none(), "the sender is gone");
     }
 }

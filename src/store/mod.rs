@@ -5,6 +5,7 @@ pub mod android_version;
 pub mod args;
 pub mod in_place_tables;
 pub mod opt_id;
+pub mod prefault;
 pub mod processes;
 pub mod read_only;
 pub mod slice_row;
@@ -226,6 +227,8 @@ pub struct Store {
     /// and their extent for `trace_bounds`.
     pub sched_not_kept: RowsNotKept,
     pub thread_states: ThreadStates,
+    /// How far the slice and thread-state rows' pages are faulted in ahead of them.
+    pub ahead: prefault::TablesAhead,
     /// `thread_state.blocked_function` by row: sched_blocked_reason names one for few rows.
     pub blocked_functions: rustc_hash::FxHashMap<u32, StrId>,
     pub spurious_wakeups: Vec<SpuriousWakeupRow>,

@@ -6,6 +6,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::prefault::Ahead;
 use super::strings::StrId;
 use super::Utid;
 
@@ -95,7 +96,7 @@ impl ThreadStateRow {
 /// - `waker` holds the waker's row, or its utid with [`WAKER_UTID`] set, or [`NO_WAKER`].
 /// - `cpu_flags` holds the CPU in its low 12 bits ([`NO_CPU`], or [`BIG_CPU`]: in `far`)
 ///   and irq_context and io_wait as 2-bit optional booleans in its top 4.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Packed {
     ts_lo: u32,
     dur: u32,
@@ -104,6 +105,9 @@ struct Packed {
     ts_hi: i16,
     cpu_flags: u16,
 }
+
+/// The bytes of one row as stored.
+pub const ROW_BYTES: usize = std::mem::size_of::<Packed>();
 
 const OPEN: u32 = u32::MAX;
 /// The duration is in `far.durs`.
@@ -156,6 +160,11 @@ pub struct ThreadStates {
 }
 
 impl ThreadStates {
+    /// Faults in pages of the rows ahead ([`Ahead::step`]).
+    pub fn fault_in(&mut self, ahead: &mut Ahead, budget: usize) -> usize {
+        ahead.step(&mut self.rows, budget)
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
     }

@@ -356,6 +356,15 @@ pub struct Sorter {
     latest_pushed_ts: i64,
     max_ts: i64,
     pub negative_ts_dropped: u64,
+    pub pushed: Pushed,
+}
+
+/// Events of the kinds that fill the largest tables, counted as they are pushed (for
+/// `import::forecast`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pushed {
+    pub prints: u64,
+    pub switches: u64,
 }
 
 impl Default for Sorter {
@@ -376,6 +385,7 @@ impl Default for Sorter {
             latest_pushed_ts: i64::MIN,
             max_ts: 0,
             negative_ts_dropped: 0,
+            pushed: Pushed::default(),
         }
     }
 }
@@ -470,6 +480,7 @@ impl Sorter {
     /// handed on as [`EventSink::print`].
     pub fn push_print(&mut self, ts: i64, cpu: u32, pid: u32, print: &[u8]) {
         let Some(a) = self.alloc(ts) else { return };
+        self.pushed.prints += 1;
         let mut blob = self.arena.push_parts(&pid.to_le_bytes(), print);
         blob.len |= Blob::PRINT;
         let i = self.stream(cpu, CpuStream::Ftrace);
@@ -480,6 +491,7 @@ impl Sorter {
 
     pub fn push_switch(&mut self, ts: i64, cpu: u32, e: CompactSwitch) {
         let Some(a) = self.alloc(ts) else { return };
+        self.pushed.switches += 1;
         let i = self.stream(cpu, CpuStream::Switch);
         if let AnyQueue::Switch(_, q) = &mut self.queues[i] {
             q.push(ts, a, e);

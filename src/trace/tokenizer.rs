@@ -105,6 +105,9 @@ pub trait TokenizerHost: EventSink {
     /// Interns a message in `interval` (`InternedData::add`); false when it has no iid.
     fn add_interned(&mut self, interval: u32, field: u32, message: &[u8]) -> bool;
     fn on_system_info(&mut self, info: &protos::SystemInfo);
+    /// How large the importers' largest tables will grow at least (`import::forecast`), for
+    /// a host whose importers can fault their pages in while they wait.
+    fn forecast_rows(&mut self, _rows: crate::store::prefault::RowForecast) {}
     /// The rail descriptors of a PowerRails packet, in file order (before any sample).
     fn on_power_rail_descriptors(&mut self, _power_rails: &[u8]) {}
     /// Tokenizes a TrackEvent-family packet (on this side: `import::track_event::Tokenizer`).
