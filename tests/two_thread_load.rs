@@ -134,7 +134,8 @@ fn the_report_is_the_same_on_two_threads() {
 
 /// A load on two threads forecasts its largest tables early (`import::forecast`) so that
 /// the importers fault their pages in while they wait; the forecast is a floor, so no page
-/// is faulted in for rows that never come. On one thread there is no forecast.
+/// is faulted in for rows that never come, nor for a table the load does not build. On one
+/// thread there is no forecast.
 #[test]
 fn two_thread_loads_forecast_their_largest_tables_low() {
     let copies = std::fs::read(common::sample_trace()).unwrap().repeat(12);
@@ -166,4 +167,10 @@ fn two_thread_loads_forecast_their_largest_tables_low() {
         one.ahead.slices.target() + one.ahead.thread_states.target(),
         0
     );
+    // A load that builds no thread states (`query` without them) forecasts none.
+    let mut opts = LoadOptions::all();
+    opts.thread_state = false;
+    let no_states = load_with(&trace, opts, Threads::Two, BatchSize::default());
+    assert_eq!(no_states.ahead.thread_states.target(), 0);
+    assert_eq!(no_states.ahead.slices.target(), slices);
 }

@@ -26,6 +26,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::protos;
+use crate::store::prefault::RowForecast;
 use crate::store::processes::ProcessTracker;
 use crate::store::slices::SliceTracker;
 use crate::store::strings::StrId;
@@ -341,6 +342,16 @@ impl Default for Importer {
 }
 
 impl Importer {
+    /// Takes a forecast of the largest tables (`store::prefault`), but not for a table this
+    /// load does not build: `query` without `thread_state` would fault its pages in for
+    /// nothing.
+    fn expect_rows(&mut self, mut rows: RowForecast) {
+        if self.ftrace.sched.skip_thread_states {
+            rows.thread_states = 0;
+        }
+        self.ctx.store.ahead.expect(rows);
+    }
+
     /// A print event's atrace record, read on the loading thread.
     fn atrace_print(&mut self, ts: i64, pid: u32, rec: ftrace::atrace::Record<'_>) {
         self.ftrace.atrace_print(&mut self.ctx, ts, pid, rec);

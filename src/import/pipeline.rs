@@ -627,7 +627,7 @@ impl TokenizerHost for Forwarder<'_> {
     fn forecast_rows(&mut self, rows: RowForecast) {
         // On one thread there is no waiting to fill: the pages fault in as rows come.
         if matches!(self.target, Target::Thread(_)) {
-            self.call(move |imp| imp.ctx.store.ahead.expect(rows));
+            self.call(move |imp| imp.expect_rows(rows));
             self.flush();
         }
     }
