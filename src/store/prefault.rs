@@ -84,14 +84,12 @@ impl super::Store {
     /// Faults in one step ([`STEP_BYTES`]) of the tables' pages ahead of their rows; false
     /// once the forecasts are met.
     pub fn fault_in_ahead(&mut self) -> bool {
-        let n = self.ahead.slices.step(&mut self.slices, STEP_BYTES);
-        let m = match STEP_BYTES.checked_sub(n) {
-            Some(left) if left > 0 => self
+        // One table per step: the slices until their forecast is met, then the thread states.
+        self.ahead.slices.step(&mut self.slices, STEP_BYTES) > 0
+            || self
                 .thread_states
-                .fault_in(&mut self.ahead.thread_states, left),
-            _ => 0,
-        };
-        n + m > 0
+                .fault_in(&mut self.ahead.thread_states, STEP_BYTES)
+                > 0
     }
 }
 
