@@ -198,6 +198,27 @@ fn without_frame_timeline_overrun_is_not_available() {
         .filter(|f| f.rt_end - f.ui_start > 16_666_667)
         .count();
     assert_eq!(l["slow_frames"]["frames"], slow);
+    // Perfetto's frames for devices without FrameTimeline: each doFrame owns the DrawFrames
+    // starting before the next doFrame, and lasts until the last of them ends.
+    let mut want = Vec::new();
+    for (i, f) in plan.iter().enumerate() {
+        let next = plan.get(i + 1).map_or(i64::MAX, |n| n.ui_start);
+        let owned = plan
+            .iter()
+            .filter(|r| r.rt_start >= f.ui_start && r.rt_start < next);
+        if let Some(end) = owned.clone().map(|r| r.rt_end).max() {
+            for _ in owned {
+                want.push(vec![f.ui_start.to_string(), (end - f.ui_start).to_string()]);
+            }
+        }
+    }
+    assert!(want.len() >= 55, "{}", want.len());
+    let got = common::query_csv(
+        &path,
+        "INCLUDE PERFETTO MODULE android.frames.timeline; \
+         SELECT ts, dur FROM android_frames ORDER BY ts, frame_id",
+    );
+    assert_eq!(got[1..], want[..]);
     assert!(p["notes"]
         .as_array()
         .unwrap()

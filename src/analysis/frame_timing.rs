@@ -7,6 +7,7 @@
 //! expected FrameTimeline slices (named after their token). As in Macrobenchmark's SQL
 //! `UNION`, identical (name, ts, dur) rows count once.
 
+use super::max_tree::MaxTree;
 use super::time_range::TimeRange;
 
 /// A slice as Macrobenchmark sees it: name, start and duration.
@@ -151,8 +152,12 @@ pub fn frames(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem
 }
 
 fn frames_whole_trace(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, MbProblem> {
-    let filter =
-        |v: &[MbSlice]| -> Vec<MbSlice> { v.iter().filter(|s| keep(s)).cloned().collect() };
+    // Each list by ts, as the query returns them (the matching below searches by start).
+    let filter = |v: &[MbSlice]| -> Vec<MbSlice> {
+        let mut kept: Vec<MbSlice> = v.iter().filter(|s| keep(s)).cloned().collect();
+        kept.sort_by_key(|s| s.ts);
+        kept
+    };
     let ui = filter(&input.ui);
     let rt = filter(&input.rt);
     let actual = filter(&input.actual);
@@ -164,10 +169,21 @@ fn frames_whole_trace(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, M
         return Err(MbProblem::NoRenderThreadSlices);
     }
     if api_level < 31 {
+        // The first UI slice containing the RenderThread slice's start: of those started by
+        // then (a prefix, the list being by ts), the first whose end reaches it, which is
+        // where the running maximum of their ends first reaches it.
+        let reach: Vec<i64> = ui
+            .iter()
+            .scan(i64::MIN, |m, u| {
+                *m = (*m).max(u.end());
+                Some(*m)
+            })
+            .collect();
         return Ok(rt
             .iter()
             .filter_map(|r| {
-                let u = ui.iter().find(|u| u.contains(r.ts))?;
+                let started = ui.partition_point(|u| u.ts <= r.ts);
+                let u = ui[..started].get(reach.partition_point(|&e| e < r.ts))?;
                 Some(MbFrame {
                     ui: u.clone(),
                     rt: r.clone(),
@@ -193,7 +209,7 @@ fn frames_whole_trace(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, M
             return Err(MbProblem::SliceWithoutFrameId(s.name.clone()));
         }
     }
-    let mut pool = actual;
+    let mut unused = MaxTree::new(actual.iter().map(MbSlice::end));
     let mut out = Vec::new();
     for r in &rt {
         let id = r.frame_id().expect("checked above");
@@ -202,12 +218,16 @@ fn frames_whole_trace(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, M
         };
         // The last unused actual slice that starts before the UI slice (+50 µs of slack for
         // the synthetic tracepoint) and contains the UI slice's midpoint; ids are not used
-        // because FrameTimeline tokens can differ from the vsync id (b/279088460).
+        // because FrameTimeline tokens can differ from the vsync id (b/279088460). Those
+        // starting early enough are a prefix of the list (by ts); of them, the last unused
+        // one ending at the midpoint or later.
         let mid = u.ts + u.dur / 2;
-        let pos = pool
-            .iter()
-            .rposition(|a| a.ts < u.ts + 50_000 && a.contains(mid));
-        let a = pos.map(|p| pool.remove(p));
+        let early = actual.partition_point(|a| a.ts < u.ts + 50_000 && a.ts <= mid);
+        let pos = unused.last_at_least(early, mid);
+        let a = pos.map(|p| {
+            unused.remove(p);
+            actual[p].clone()
+        });
         let x = a
             .as_ref()
             .and_then(|a| a.frame_id())
@@ -547,5 +567,81 @@ mod tests {
         assert_eq!(percentile(&d, 100), Some(5.0));
         assert_eq!(percentile(&[7.0], 99), Some(7.0));
         assert_eq!(percentile(&[], 50), None);
+    }
+
+    /// Macrobenchmark's matching as its source states it: for each RenderThread slice, a
+    /// scan of the UI slices (API < 31), or of the actual slices not yet taken (API 31+),
+    /// whose token must then have an expected slice. Frames as (UI, RenderThread, actual).
+    fn matched_by_scans(input: &MbInput, api: u32) -> Vec<(String, String, Option<String>)> {
+        let mut pool = input.actual.clone();
+        input
+            .rt
+            .iter()
+            .filter_map(|r| {
+                if api < 31 {
+                    let u = input.ui.iter().find(|u| u.contains(r.ts))?;
+                    return Some((u.name.clone(), r.name.clone(), None));
+                }
+                let u = binary_search_frame_id(&input.ui, r.frame_id()?)?;
+                let mid = u.ts + u.dur / 2;
+                let p = pool
+                    .iter()
+                    .rposition(|a| a.ts < u.ts + 50_000 && a.contains(mid))?;
+                let a = pool.remove(p);
+                binary_search_frame_id(&input.expected, a.frame_id()?)?;
+                Some((u.name.clone(), r.name.clone(), Some(a.name)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn matching_agrees_with_macrobenchmarks_scans() {
+        // Overlapping, touching and nested slices at random (fixed seed) on a 10 µs grid, so
+        // that starts, ends, midpoints and the 50 µs slack often coincide, several actual
+        // slices compete for one frame and some frames find none.
+        let mut x = 99u64;
+        let mut next = move |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % m) as i64
+        };
+        let mut matched = [0; 2];
+        for round in 0..60 {
+            let n = 1 + round * 2;
+            let mut list = |prefix: &str, steps: u64, step: i64| -> Vec<MbSlice> {
+                // Ids follow the ts order, as frame ids and tokens do.
+                let mut v: Vec<(i64, i64)> = (0..n)
+                    .map(|_| (next(40) * 10_000, (1 + next(steps)) * step))
+                    .collect();
+                v.sort_unstable();
+                let named = v.iter().enumerate();
+                named
+                    .map(|(i, &(ts, dur))| s(&format!("{prefix}{}", i + 1), ts, dur))
+                    .collect()
+            };
+            let input = MbInput {
+                ui: list("Choreographer#doFrame ", 6, 20_000),
+                rt: list("DrawFrames ", 6, 10_000),
+                actual: list("actual ", 15, 10_000),
+                expected: list("expected ", 15, 10_000),
+                range: TimeRange::default(),
+            };
+            for api in [30, 33] {
+                let got: Vec<_> = frames(&input, api)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|f| (f.ui.name, f.rt.name, f.actual.map(|a| a.name)))
+                    .collect();
+                assert_eq!(
+                    got,
+                    matched_by_scans(&input, api),
+                    "round {round}, API {api}"
+                );
+                matched[usize::from(api >= 31)] += got.len();
+            }
+        }
+        // Both rules matched many frames, not a few.
+        assert!(matched.iter().all(|&m| m > 500), "{matched:?}");
     }
 }

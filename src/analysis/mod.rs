@@ -17,6 +17,7 @@ pub mod interactions;
 pub mod inventory;
 pub mod jank;
 pub mod macrobenchmark;
+pub mod max_tree;
 pub mod monitor_contention_name;
 pub mod named_slices;
 pub mod perfetto_stats;

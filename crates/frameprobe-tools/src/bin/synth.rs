@@ -39,6 +39,8 @@ struct Args {
     /// Leave out atrace (doFrame / DrawFrames slices).
     #[arg(long)]
     no_atrace: bool,
+    /// Android API level; 30 and below name the doFrame and DrawFrame slices without a vsync
+    /// id, as HWUI did before Android 12
     #[arg(long, default_value_t = 34)]
     sdk: u64,
     /// Write the planted-causes scenario instead (binder, lock, GC wait, preemption, shader

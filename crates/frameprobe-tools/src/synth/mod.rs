@@ -38,6 +38,7 @@ pub struct SynthConfig {
     pub frame_timeline: bool,
     pub frame_tracer: bool,
     pub sched: bool,
+    /// 30 and below: frame slices named without a vsync id ([`frame_slice_name`]).
     pub sdk_version: u64,
     /// Boot-time of the first vsync.
     pub start_ns: i64,
@@ -90,6 +91,16 @@ impl Default for SynthConfig {
             pauses: Vec::new(),
             extra_ui: Vec::new(),
         }
+    }
+}
+
+/// HWUI's name for a frame's doFrame or DrawFrame slice: Android 12 (API 31) added the vsync
+/// id, and the RenderThread's became `DrawFrames <id>`; before, the bare name.
+fn frame_slice_name(cfg: &SynthConfig, legacy: &str, vsync_id: i64) -> String {
+    match (cfg.sdk_version <= 30, legacy) {
+        (true, _) => legacy.to_string(),
+        (false, "DrawFrame") => format!("DrawFrames {vsync_id}"),
+        (false, _) => format!("{legacy} {vsync_id}"),
     }
 }
 
@@ -395,7 +406,7 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
                 pid,
                 ui_start,
                 ui_end,
-                &format!("Choreographer#doFrame {vsync_id}"),
+                &frame_slice_name(cfg, "Choreographer#doFrame", vsync_id),
             );
             let a = ui_start + 50_000;
             s.slice(0, pid, pid, a, a + ui_dur / 4, "input");
@@ -420,7 +431,7 @@ pub fn generate(cfg: &SynthConfig) -> SynthTrace {
                 pid,
                 rt_start,
                 rt_end,
-                &format!("DrawFrames {vsync_id}"),
+                &frame_slice_name(cfg, "DrawFrame", vsync_id),
             );
             s.slice(
                 1,
