@@ -54,13 +54,34 @@ pub struct ArgTable {
     /// All args, grouped by set; `sets[i]` is the range of set `i` in `args`.
     pub args: Vec<Arg>,
     pub sets: Vec<(u32, u32)>,
-    dedup: rustc_hash::FxHashMap<Vec<ArgKey>, u32>,
+    /// Set ids by the hash of their (key, value) pairs, compared against `args` itself: a
+    /// copy of every set as its own key doubled the args' memory (docs/speed.md).
+    dedup: hashbrown::HashTable<ArgSetId>,
 }
 
 pub type ArgSetId = u32;
 
-/// An arg as a hashable dedup key: (key, (value type tag, value bits)).
+/// An arg as dedup compares it: (key, (value type tag, value bits)).
 type ArgKey = (StrId, (u8, u64));
+
+fn set_hash(set: impl Iterator<Item = ArgKey>) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    for k in set {
+        k.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Set `id`'s args (a free function so the dedup table can rehash while it is borrowed).
+fn stored<'a>(args: &'a [Arg], sets: &[(u32, u32)], id: ArgSetId) -> &'a [Arg] {
+    let (a, b) = sets[id as usize];
+    &args[a as usize..b as usize]
+}
+
+fn arg_key(a: &Arg) -> ArgKey {
+    (a.key, a.value.hash_key())
+}
 
 impl ArgTable {
     /// Stores a set and returns its id (the id of an identical earlier set when there is one).
@@ -78,8 +99,16 @@ impl ArgTable {
             return None;
         }
         // The flat key only differs for array elements, whose key is unique anyway.
-        let key: Vec<_> = args.iter().map(|(_, k, v)| (*k, v.hash_key())).collect();
-        if let Some(&id) = self.dedup.get(&key) {
+        let key = |(_, k, v): &(StrId, StrId, ArgValue)| (*k, v.hash_key());
+        let hash = set_hash(args.iter().map(key));
+        let (all, sets) = (&self.args, &self.sets);
+        let same = |&id: &ArgSetId| {
+            stored(all, sets, id)
+                .iter()
+                .map(arg_key)
+                .eq(args.iter().map(key))
+        };
+        if let Some(&id) = self.dedup.find(hash, same) {
             return Some(id);
         }
         let id = self.sets.len() as u32;
@@ -92,13 +121,15 @@ impl ArgTable {
             });
         }
         self.sets.push((start, self.args.len() as u32));
-        self.dedup.insert(key, id);
+        let (all, sets) = (&self.args, &self.sets);
+        self.dedup.insert_unique(hash, id, |&id| {
+            set_hash(stored(all, sets, id).iter().map(arg_key))
+        });
         Some(id)
     }
 
     pub fn set(&self, id: ArgSetId) -> &[Arg] {
-        let (a, b) = self.sets[id as usize];
-        &self.args[a as usize..b as usize]
+        stored(&self.args, &self.sets, id)
     }
 
     pub fn get(&self, id: Option<ArgSetId>, key: StrId) -> Option<&ArgValue> {
@@ -140,5 +171,57 @@ impl ArgsBuilder {
             self.args.push((key, value));
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(pool: &mut StringPool, keys: &[&str]) -> Vec<StrId> {
+        keys.iter().map(|k| pool.intern(k)).collect()
+    }
+
+    #[test]
+    fn identical_sets_share_an_id_and_any_difference_makes_a_new_one() {
+        let mut pool = StringPool::default();
+        let k = ids(&mut pool, &["a", "b"]);
+        let mut t = ArgTable::default();
+        let base = vec![(k[0], ArgValue::Int(1)), (k[1], ArgValue::Str(k[0]))];
+        let first = t.insert_set(base.clone()).unwrap();
+        assert_eq!(t.insert_set(base.clone()), Some(first));
+        let variants = [
+            vec![(k[0], ArgValue::Int(2)), (k[1], ArgValue::Str(k[0]))],
+            // Same bits, another type.
+            vec![(k[0], ArgValue::UInt(1)), (k[1], ArgValue::Str(k[0]))],
+            vec![(k[1], ArgValue::Int(1)), (k[1], ArgValue::Str(k[0]))],
+            // Same pairs in another order: args keep their order, so another set.
+            vec![(k[1], ArgValue::Str(k[0])), (k[0], ArgValue::Int(1))],
+            // A prefix of the first set.
+            vec![(k[0], ArgValue::Int(1))],
+        ];
+        let mut seen = vec![first];
+        for v in variants {
+            let id = t.insert_set(v.clone()).unwrap();
+            assert!(!seen.contains(&id), "{v:?} took an existing id");
+            assert_eq!(t.insert_set(v), Some(id));
+            seen.push(id);
+        }
+        assert_eq!(t.insert_set(Vec::new()), None);
+        assert_eq!(t.get(Some(first), k[0]), Some(&ArgValue::Int(1)));
+    }
+
+    #[test]
+    fn sets_are_found_again_after_the_table_grows() {
+        let mut pool = StringPool::default();
+        let k = ids(&mut pool, &["frame_number", "layer_name"]);
+        let mut t = ArgTable::default();
+        let set = |i: i64| vec![(k[0], ArgValue::Int(i)), (k[1], ArgValue::Int(i % 7))];
+        let first: Vec<_> = (0..5_000).map(|i| t.insert_set(set(i)).unwrap()).collect();
+        assert_eq!(t.sets.len(), 5_000);
+        for i in (0..5_000).rev() {
+            assert_eq!(t.insert_set(set(i)), Some(first[i as usize]));
+        }
+        assert_eq!((t.sets.len(), t.args.len()), (5_000, 10_000));
     }
 }
