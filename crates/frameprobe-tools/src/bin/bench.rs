@@ -103,6 +103,72 @@ struct Args {
     /// the speed-up is over).
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     fleet_jobs: Vec<usize>,
+    /// Frame counts of one app's long session (generated, with FrameTimeline and without):
+    /// `analyze` time per MB from the first to the last must stay linear, where matching
+    /// each frame by a scan would grow with the square of the frames. Empty to skip.
+    #[arg(long, value_delimiter = ',', default_value = "3200,32000")]
+    session_frames: Vec<u32>,
+}
+
+/// One app's long session, generated: (label, API level).
+const SESSIONS: [(&str, u64); 2] = [
+    ("FrameTimeline, API 34", 34),
+    ("no FrameTimeline, API 28", 28),
+];
+
+fn session_path(dir: &Path, api: u64, frames: u32) -> PathBuf {
+    dir.join(format!("session_api{api}_{frames}.perfetto-trace"))
+}
+
+fn write_sessions(a: &Args) -> Result<()> {
+    for (_, api) in SESSIONS {
+        for &frames in &a.session_frames {
+            let cfg = frameprobe_tools::synth::SynthConfig {
+                frames,
+                sdk_version: api,
+                frame_timeline: api >= 31,
+                ..Default::default()
+            };
+            let p = session_path(&a.dir, api, frames);
+            std::fs::write(&p, frameprobe_tools::synth::generate(&cfg).bytes)?;
+        }
+    }
+    Ok(())
+}
+
+/// `analyze` on each session length: seconds, MB/s and the growth of the time per MB from
+/// the shortest session to the longest, against the 1.1x.
+fn measure_sessions(a: &Args) -> Result<Vec<speed::Verdict>> {
+    let mut verdicts = Vec::new();
+    for (label, api) in SESSIONS {
+        let mut per_mb = Vec::new();
+        for &frames in &a.session_frames {
+            let p = session_path(&a.dir, api, frames);
+            let mb = std::fs::metadata(&p)?.len() as f64 / 1e6;
+            let argv = ["analyze", &p.display().to_string(), "--format", "json"].map(String::from);
+            let err = a.dir.join("frameprobe.stderr");
+            let m = a
+                .stat
+                .measure(a.runs, || run_child(Command::new(&a.bin).args(&argv), &err))?;
+            println!(
+                "{:<42} {:>6} {:>8.1} {:>8.3} {:>8.1} {:>9.1}",
+                format!("analyze, one app ({label})"),
+                frames,
+                mb,
+                m.secs,
+                mb / m.secs,
+                m.peak_mib
+            );
+            per_mb.push(m.secs / mb);
+        }
+        if let (Some(first), Some(last), [from, .., to]) =
+            (per_mb.first(), per_mb.last(), a.session_frames.as_slice())
+        {
+            let what = format!("analyze, one app's {from} to {to} frames ({label})");
+            verdicts.push(speed::growth(&what, *first, *last, 1.1));
+        }
+    }
+    Ok(verdicts)
 }
 
 /// Rebuilds a message, letting `f` replace fields; `None` copies the field unchanged.
@@ -486,7 +552,7 @@ fn main() -> Result<()> {
                 p.display()
             );
         }
-        return Ok(());
+        return write_sessions(&a);
     }
     // The workloads are written by a child: a measured command's peak RSS includes the
     // memory of the process that started it (Linux keeps the high-water mark across exec), so
@@ -574,6 +640,13 @@ fn main() -> Result<()> {
         );
     }
     for v in &verdicts {
+        println!("  {v}");
+    }
+    let sessions = measure_sessions(&a)?;
+    if !sessions.is_empty() {
+        println!("goals (growth of one app's long session):");
+    }
+    for v in &sessions {
         println!("  {v}");
     }
     Ok(())
