@@ -599,13 +599,8 @@ mod tests {
         // Overlapping, touching and nested slices at random (fixed seed) on a 10 µs grid, so
         // that starts, ends, midpoints and the 50 µs slack often coincide, several actual
         // slices compete for one frame and some frames find none.
-        let mut x = 99u64;
-        let mut next = move |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((x >> 33) % m) as i64
-        };
+        let mut rng = crate::rng::Rng::new(99);
+        let mut next = move |m: u64| (rng.next_u64() % m) as i64;
         let mut matched = [0; 2];
         for round in 0..60 {
             let n = 1 + round * 2;

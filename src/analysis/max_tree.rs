@@ -72,13 +72,8 @@ mod tests {
     fn agrees_with_a_scan_as_positions_are_removed() {
         // A fixed pseudo-random sequence of values, queries and removals over sizes that are
         // and are not powers of two.
-        let mut x = 12345u64;
-        let mut next = move |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut rng = crate::rng::Rng::new(12345);
+        let mut next = move |m: u64| rng.next_u64() % m;
         for n in [1usize, 2, 5, 8, 13, 64, 100] {
             let mut values: Vec<Option<i64>> = (0..n).map(|_| Some(next(50) as i64)).collect();
             let mut tree = MaxTree::new(values.iter().map(|v| v.unwrap()));
