@@ -118,20 +118,32 @@ impl std::fmt::Display for MbProblem {
     }
 }
 
-/// Kotlin's `List.binarySearch(comparison)`: any index whose frame id matches, assuming the
-/// list is sorted by frame id (it is sorted by ts, which Macrobenchmark relies on).
-fn binary_search_frame_id(list: &[MbSlice], id: i32) -> Option<&MbSlice> {
-    let (mut lo, mut hi) = (0i64, list.len() as i64 - 1);
-    while lo <= hi {
-        let mid = ((lo + hi) as u64 >> 1) as i64;
-        let cmp = list[mid as usize].frame_id().unwrap_or(0).wrapping_sub(id);
-        match cmp.cmp(&0) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid - 1,
-            std::cmp::Ordering::Equal => return Some(&list[mid as usize]),
-        }
+/// Kotlin's `List.binarySearch(comparison)` by frame id over a list: any index whose frame
+/// id matches, assuming the list is sorted by frame id (it is sorted by ts, which
+/// Macrobenchmark relies on). The ids are parsed once, not at every probe.
+struct ById<'a> {
+    list: &'a [MbSlice],
+    ids: Vec<i32>,
+}
+
+impl<'a> ById<'a> {
+    fn new(list: &'a [MbSlice]) -> Self {
+        let ids = list.iter().map(|s| s.frame_id().unwrap_or(0)).collect();
+        ById { list, ids }
     }
-    None
+
+    fn find(&self, id: i32) -> Option<&'a MbSlice> {
+        let (mut lo, mut hi) = (0i64, self.ids.len() as i64 - 1);
+        while lo <= hi {
+            let mid = ((lo + hi) as u64 >> 1) as i64;
+            match self.ids[mid as usize].wrapping_sub(id).cmp(&0) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid - 1,
+                std::cmp::Ordering::Equal => return Some(&self.list[mid as usize]),
+            }
+        }
+        None
+    }
 }
 
 fn keep(s: &MbSlice) -> bool {
@@ -210,10 +222,11 @@ fn frames_whole_trace(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, M
         }
     }
     let mut unused = MaxTree::new(actual.iter().map(MbSlice::end));
+    let (ui_by_id, expected_by_id) = (ById::new(&ui), ById::new(&expected));
     let mut out = Vec::new();
     for r in &rt {
         let id = r.frame_id().expect("checked above");
-        let Some(u) = binary_search_frame_id(&ui, id) else {
+        let Some(u) = ui_by_id.find(id) else {
             continue;
         };
         // The last unused actual slice that starts before the UI slice (+50 µs of slack for
@@ -231,7 +244,7 @@ fn frames_whole_trace(input: &MbInput, api_level: u32) -> Result<Vec<MbFrame>, M
         let x = a
             .as_ref()
             .and_then(|a| a.frame_id())
-            .and_then(|id| binary_search_frame_id(&expected, id));
+            .and_then(|id| expected_by_id.find(id));
         if let (Some(a), Some(x)) = (a, x) {
             out.push(MbFrame {
                 ui: u.clone(),
@@ -327,13 +340,13 @@ mod tests {
             .map(|k| s(&format!("actual {}", k * 10), k, 1))
             .collect();
         for k in 1..=7 {
-            let found = binary_search_frame_id(&list, k * 10).map(|x| x.ts);
+            let found = ById::new(&list).find(k * 10).map(|x| x.ts);
             assert_eq!(found, Some(k as i64), "id {}", k * 10);
         }
         for id in [5, 15, 80] {
-            assert_eq!(binary_search_frame_id(&list, id), None, "id {id}");
+            assert_eq!(ById::new(&list).find(id), None, "id {id}");
         }
-        assert_eq!(binary_search_frame_id(&[], 1), None);
+        assert_eq!(ById::new(&[]).find(1), None);
     }
 
     #[test]
@@ -582,13 +595,13 @@ mod tests {
                     let u = input.ui.iter().find(|u| u.contains(r.ts))?;
                     return Some((u.name.clone(), r.name.clone(), None));
                 }
-                let u = binary_search_frame_id(&input.ui, r.frame_id()?)?;
+                let u = ById::new(&input.ui).find(r.frame_id()?)?;
                 let mid = u.ts + u.dur / 2;
                 let p = pool
                     .iter()
                     .rposition(|a| a.ts < u.ts + 50_000 && a.contains(mid))?;
                 let a = pool.remove(p);
-                binary_search_frame_id(&input.expected, a.frame_id()?)?;
+                ById::new(&input.expected).find(a.frame_id()?)?;
                 Some((u.name.clone(), r.name.clone(), Some(a.name)))
             })
             .collect()

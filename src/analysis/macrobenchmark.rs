@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::frame_timing::{self, MbInput, MbSlice};
+use super::frame_timing::{self, MbFrame, MbInput, MbProblem, MbSlice};
 use super::named_slices::{Named, NamedSlices};
 use super::report_model::MacrobenchmarkBlock;
 use super::summary::Dist;
@@ -142,9 +142,14 @@ pub fn inputs_by_process(store: &Store, named: &NamedSlices) -> HashMap<Upid, Mb
 }
 
 pub fn block(input: &MbInput, api: u32) -> MacrobenchmarkBlock {
-    let (frames, problem) = match frame_timing::frames(input, api) {
-        Ok(f) => (f, None),
-        Err(p) => (Vec::new(), Some(p.to_string())),
+    block_of(&frame_timing::frames(input, api), api)
+}
+
+/// The block of Macrobenchmark's list (or of why it has none).
+pub fn block_of(measured: &Result<Vec<MbFrame>, MbProblem>, api: u32) -> MacrobenchmarkBlock {
+    let (frames, problem) = match measured {
+        Ok(f) => (&f[..], None),
+        Err(p) => (&[][..], Some(p.to_string())),
     };
     let m: Vec<_> = frames.iter().map(|f| f.metrics()).collect();
     MacrobenchmarkBlock {
@@ -156,16 +161,6 @@ pub fn block(input: &MbInput, api: u32) -> MacrobenchmarkBlock {
         api_level: api,
         problem,
     }
-}
-
-/// The block for one process; None when it has no doFrame slices (nothing to measure).
-pub fn block_for_process(
-    inputs: &HashMap<Upid, MbInput>,
-    upid: Upid,
-    api: u32,
-) -> Option<MacrobenchmarkBlock> {
-    let input = inputs.get(&upid).filter(|i| !i.ui.is_empty())?;
-    Some(block(input, api))
 }
 
 #[cfg(test)]
@@ -274,12 +269,16 @@ mod tests {
 
         // One frame: CPU = DrawFrame end 10 ms - doFrame start 0; overrun = max(actual end
         // 17 ms, DrawFrame end 10 ms) - expected end 16 ms.
-        let b = block_for_process(&all, APP, 33).unwrap();
+        let block = |u: Upid| {
+            let m = crate::analysis::definitions::mb_frames::map(&[], all.get(&u), 33);
+            m.measured.map(|l| block_of(&l, 33))
+        };
+        let b = block(APP).unwrap();
         assert_eq!((b.frame_count, b.api_level, b.problem), (1, 33, None));
         assert_eq!(b.frame_duration_cpu_ms.unwrap().p50, 10.0);
         assert_eq!(b.frame_overrun_ms.unwrap().p50, 1.0);
         // Nothing to measure without doFrames.
-        assert!(block_for_process(&all, sf, 33).is_none());
-        assert!(block_for_process(&all, 99, 33).is_none());
+        assert!(block(sf).is_none());
+        assert!(block(99).is_none());
     }
 }

@@ -471,7 +471,11 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             refresh_rates: v.refresh_rates.clone(),
             trust: process_trust,
             layers,
-            macrobenchmark: macrobenchmark::block_for_process(&mb_inputs, upid, api),
+            macrobenchmark: v
+                .mb
+                .measured
+                .as_ref()
+                .map(|l| macrobenchmark::block_of(l, api)),
             perfetto_frame_stats: stdlib.by_process.get(&upid).cloned(),
             hwui: v.hwui.summary.clone().map(|mut h| {
                 if api < 31 {

@@ -161,7 +161,7 @@ fn sysprop_track(ctx: &mut Ctx, prop: &str, display: &str) -> TrackId {
 /// The dimension value rides in the track key's `extra` slot so the interning stays shared.
 fn global_counter_with_dim(
     ctx: &mut Ctx,
-    kind: &str,
+    kind: &'static str,
     dim_key: &str,
     dim_value: StrId,
     name: StrId,

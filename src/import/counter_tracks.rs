@@ -23,7 +23,7 @@ pub(crate) fn intern_with_unit(ctx: &mut Ctx, spec: TrackSpec<'_>, unit: Option<
 /// scope): the name itself is the interning key, so callers need no key of their own.
 pub(crate) fn named_counter(
     ctx: &mut Ctx,
-    kind: &str,
+    kind: &'static str,
     scope: TrackScope,
     name: &str,
     dims: &[(&str, DimValue<'_>)],

@@ -4,9 +4,8 @@
 //! FrameEnd with the same cookie, with trace_processor's args and a flow from each surface
 //! frame to the display frame that presented it.
 
-use std::collections::{HashMap, HashSet};
-
 use prost::Message;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Ctx;
 use crate::protos::frame_timeline_event::{
@@ -15,6 +14,7 @@ use crate::protos::frame_timeline_event::{
 };
 use crate::protos::FrameTimelineEvent;
 use crate::store::args::{ArgValue, ArgsBuilder};
+use crate::store::strings::StrId;
 use crate::store::tracks::TrackSpec;
 use crate::store::{EventType, FlowRow, FrameTimelineRow, Severity, SliceId, TrackScope, Upid};
 use crate::trace::frame_timeline_vocab as jank;
@@ -41,10 +41,12 @@ struct Start {
 
 #[derive(Default)]
 pub struct FrameTimelineImporter {
-    cookies: HashMap<i64, (Upid, Timeline)>,
-    expected_tokens: HashMap<Upid, HashSet<i64>>,
+    cookies: FxHashMap<i64, (Upid, Timeline)>,
+    expected_tokens: FxHashMap<Upid, FxHashSet<i64>>,
     /// Surface frames waiting for the display frame that presents them.
-    surface_by_display_token: HashMap<i64, Vec<SliceId>>,
+    surface_by_display_token: FxHashMap<i64, Vec<SliceId>>,
+    /// The "Jank type" text of each jank bitmask seen, interned once.
+    jank_types: FxHashMap<i32, StrId>,
     /// Leave the slices without args (`LoadOptions::frame_timeline_args`).
     pub skip_args: bool,
 }
@@ -59,7 +61,7 @@ fn spec(ctx: &mut Ctx, upid: Upid, which: Timeline) -> TrackSpec<'static> {
         Timeline::Expected => (EXPECTED_KIND, "Expected Timeline"),
         Timeline::Actual => (ACTUAL_KIND, "Actual Timeline"),
     };
-    let name = ctx.store.intern(name);
+    let name = ctx.store.intern_static(name);
     TrackSpec::new(kind, EventType::Slice, TrackScope::Process(upid)).named(name)
 }
 
@@ -103,7 +105,7 @@ impl FrameTimelineImporter {
         self.cookies.insert(cookie, (upid, which));
         let spec = spec(ctx, upid, which);
         let track = ctx.compressor.begin(&mut ctx.store, spec, cookie);
-        let name = ctx.store.intern(&token.to_string());
+        let name = ctx.store.intern_int(token);
         let args = if self.skip_args {
             None
         } else {
@@ -122,7 +124,7 @@ impl FrameTimelineImporter {
         let upid = ctx.procs.get_or_create_process(&mut ctx.store, pid as i64);
         let mut args = ArgsBuilder::default();
         args.add(
-            ctx.store.intern("Display frame token"),
+            ctx.store.intern_static("Display frame token"),
             ArgValue::Int(token),
         );
         if let Some(id) = self.begin(
@@ -155,20 +157,23 @@ impl FrameTimelineImporter {
         let upid = ctx.procs.get_or_create_process(&mut ctx.store, pid as i64);
         let c = Classified::new(
             ctx,
+            &mut self.jank_types,
             e.present_type,
             e.present_type_experimental,
             e.prediction_type,
-            e.jank_type.unwrap_or(0),
-            e.jank_type_experimental.unwrap_or(0),
+            [
+                e.jank_type.unwrap_or(0),
+                e.jank_type_experimental.unwrap_or(0),
+            ],
             e.jank_severity_type,
         );
         let s = &mut ctx.store;
         let jank_tag = jank::display_frame_jank_tag(c.mask);
         let jank_tag_x = jank::display_frame_jank_tag(c.mask_x);
         let mut a = ArgsBuilder::default();
-        a.add(s.intern("Display frame token"), ArgValue::Int(token))
+        a.add(s.intern_static("Display frame token"), ArgValue::Int(token))
             .add(
-                s.intern("Present Delay (ms)"),
+                s.intern_static("Present Delay (ms)"),
                 ArgValue::Real(e.present_delay_millis.unwrap_or(0.0) as f64),
             )
             .add_all(c.verdict_args(
@@ -179,15 +184,18 @@ impl FrameTimelineImporter {
                 [jank_tag, jank_tag_x],
             ))
             .add(
-                s.intern("Jank Metadata (debugging only)"),
+                s.intern_static("Jank Metadata (debugging only)"),
                 ArgValue::Real(e.jank_debug_metadata.unwrap_or(0.0) as f64),
             );
         if let Some(v) = e.latched_unsignaled_count {
-            a.add(s.intern("Latched unsignaled count"), ArgValue::Int(v));
+            a.add(
+                s.intern_static("Latched unsignaled count"),
+                ArgValue::Int(v),
+            );
         }
         if let Some(v) = e.addressable_unsignaled_latch_count {
             a.add(
-                s.intern("Addressable unsignaled latch count"),
+                s.intern_static("Addressable unsignaled latch count"),
                 ArgValue::Int(v),
             );
         }
@@ -250,10 +258,13 @@ impl FrameTimelineImporter {
         let layer = e.layer_name.as_deref().map(|l| ctx.store.intern(l));
         let s = &mut ctx.store;
         let mut a = ArgsBuilder::default();
-        a.add(s.intern("Surface frame token"), ArgValue::Int(token))
-            .add(s.intern("Display frame token"), ArgValue::Int(display));
+        a.add(s.intern_static("Surface frame token"), ArgValue::Int(token))
+            .add(
+                s.intern_static("Display frame token"),
+                ArgValue::Int(display),
+            );
         if let Some(l) = layer {
-            a.add(s.intern("Layer name"), ArgValue::Str(l));
+            a.add(s.intern_static("Layer name"), ArgValue::Str(l));
         }
         if let Some(id) = self.begin(
             ctx,
@@ -290,11 +301,14 @@ impl FrameTimelineImporter {
         let layer = e.layer_name.as_deref().map(|l| ctx.store.intern(l));
         let c = Classified::new(
             ctx,
+            &mut self.jank_types,
             e.present_type,
             e.present_type_experimental,
             e.prediction_type,
-            e.jank_type.unwrap_or(0),
-            e.jank_type_experimental.unwrap_or(0),
+            [
+                e.jank_type.unwrap_or(0),
+                e.jank_type_experimental.unwrap_or(0),
+            ],
             e.jank_severity_type,
         );
         let jank_tag = jank::surface_frame_jank_tag(c.mask, c.present_raw);
@@ -307,21 +321,27 @@ impl FrameTimelineImporter {
         let fence = e.latched_fence_state.map(jank::latched_fence_state_name);
         let s = &mut ctx.store;
         let mut a = ArgsBuilder::default();
-        a.add(s.intern("Surface frame token"), ArgValue::Int(token))
-            .add(s.intern("Display frame token"), ArgValue::Int(display));
+        a.add(s.intern_static("Surface frame token"), ArgValue::Int(token))
+            .add(
+                s.intern_static("Display frame token"),
+                ArgValue::Int(display),
+            );
         if let Some(v) = e.animation_time_millis {
-            a.add(s.intern("Animation Time (ms)"), ArgValue::Real(v as f64));
+            a.add(
+                s.intern_static("Animation Time (ms)"),
+                ArgValue::Real(v as f64),
+            );
         }
         a.add(
-            s.intern("Present Delay (ms)"),
+            s.intern_static("Present Delay (ms)"),
             ArgValue::Real(e.present_delay_millis.unwrap_or(0.0) as f64),
         )
         .add(
-            s.intern("Vsync Resynced Jitter (ms)"),
+            s.intern_static("Vsync Resynced Jitter (ms)"),
             ArgValue::Real(e.vsync_resynced_jitter_millis.unwrap_or(0.0) as f64),
         );
         if let Some(l) = layer {
-            a.add(s.intern("Layer name"), ArgValue::Str(l));
+            a.add(s.intern_static("Layer name"), ArgValue::Str(l));
         }
         a.add_all(c.verdict_args(
             s,
@@ -330,15 +350,21 @@ impl FrameTimelineImporter {
             e.jank_severity_score,
             [jank_tag, jank_tag_x],
         ))
-        .add(s.intern("Is Buffer?"), ArgValue::Str(s.intern(is_buffer)))
         .add(
-            s.intern("Jank Metadata (debugging only)"),
+            s.intern_static("Is Buffer?"),
+            ArgValue::Str(s.intern_static(is_buffer)),
+        )
+        .add(
+            s.intern_static("Jank Metadata (debugging only)"),
             ArgValue::Real(e.jank_debug_metadata.unwrap_or(0.0) as f64),
         );
         if let Some(f) = fence {
-            a.add(s.intern("Latched fence state"), ArgValue::Str(s.intern(f)));
+            a.add(
+                s.intern_static("Latched fence state"),
+                ArgValue::Str(s.intern_static(f)),
+            );
         }
-        let fence_id = fence.map(|f| ctx.store.intern(f));
+        let fence_id = fence.map(|f| ctx.store.intern_static(f));
         let Some(id) = self.begin(
             ctx,
             ts,
@@ -407,18 +433,18 @@ struct Classified {
     present_raw_x: Option<i32>,
     prediction: &'static str,
     severity: &'static str,
-    jank_type: String,
-    jank_type_x: String,
+    jank_type: StrId,
+    jank_type_x: StrId,
 }
 
 impl Classified {
     fn new(
         ctx: &mut Ctx,
+        jank_types: &mut FxHashMap<i32, StrId>,
         present: Option<i32>,
         present_x: Option<i32>,
         prediction: Option<i32>,
-        mask: i32,
-        mask_x: i32,
+        [mask, mask_x]: [i32; 2],
         severity: Option<i32>,
     ) -> Self {
         // Each invalid enum value present on the event counts as a parser error.
@@ -445,9 +471,15 @@ impl Classified {
             present_raw_x,
             prediction: jank::prediction_type_name(prediction_raw),
             severity: jank::severity_name(severity, mask),
-            jank_type: jank::jank_type_string(mask),
-            jank_type_x: jank::jank_type_string(mask_x),
+            jank_type: Self::jank_type(ctx, jank_types, mask),
+            jank_type_x: Self::jank_type(ctx, jank_types, mask_x),
         }
+    }
+
+    /// The "Jank type" text of a bitmask (a handful per trace), built and interned once.
+    fn jank_type(ctx: &mut Ctx, ids: &mut FxHashMap<i32, StrId>, mask: i32) -> StrId {
+        *ids.entry(mask)
+            .or_insert_with(|| ctx.store.intern(&jank::jank_type_string(mask)))
     }
 
     /// The args every actual frame carries, in trace_processor's order: present types, on
@@ -458,13 +490,21 @@ impl Classified {
         on_time_finish: Option<bool>,
         gpu_composition: Option<bool>,
         severity_score: Option<f32>,
-        [tag, tag_x]: [&str; 2],
-    ) -> Vec<(crate::store::strings::StrId, ArgValue)> {
-        let mut text = |k: &str, v: &str| (s.intern(k), ArgValue::Str(s.intern(v)));
+        [tag, tag_x]: [&'static str; 2],
+    ) -> Vec<(StrId, ArgValue)> {
+        let mut text = |k: &'static str, v: &'static str| {
+            (s.intern_static(k), ArgValue::Str(s.intern_static(v)))
+        };
         let present = text("Present type", self.present);
         let present_x = text("Present type (experimental)", self.present_x);
-        let jank_type = text("Jank type", &self.jank_type);
-        let jank_type_x = text("Jank type (experimental)", &self.jank_type_x);
+        let jank_type = (s.intern_static("Jank type"), ArgValue::Str(self.jank_type));
+        let jank_type_x = (
+            s.intern_static("Jank type (experimental)"),
+            ArgValue::Str(self.jank_type_x),
+        );
+        let mut text = |k: &'static str, v: &'static str| {
+            (s.intern_static(k), ArgValue::Str(s.intern_static(v)))
+        };
         let severity = text("Jank severity type", self.severity);
         let prediction = text("Prediction type", self.prediction);
         let tag = text("Jank tag", tag);
@@ -473,18 +513,18 @@ impl Classified {
             present,
             present_x,
             (
-                s.intern("On time finish"),
+                s.intern_static("On time finish"),
                 ArgValue::Int(on_time_finish.unwrap_or(false) as i64),
             ),
             (
-                s.intern("GPU composition"),
+                s.intern_static("GPU composition"),
                 ArgValue::Int(gpu_composition.unwrap_or(false) as i64),
             ),
             jank_type,
             jank_type_x,
             severity,
             (
-                s.intern("Jank Severity Score"),
+                s.intern_static("Jank Severity Score"),
                 ArgValue::Real(severity_score.unwrap_or(0.0) as f64),
             ),
             prediction,
@@ -497,7 +537,7 @@ impl Classified {
     fn row(
         &self,
         ctx: &mut Ctx,
-        [tag, tag_x]: [&str; 2],
+        [tag, tag_x]: [&'static str; 2],
         on_time_finish: Option<bool>,
         gpu_composition: Option<bool>,
         score: Option<f32>,
@@ -507,12 +547,12 @@ impl Classified {
             on_time_finish: Some(on_time_finish.unwrap_or(false) as i64),
             gpu_composition: Some(gpu_composition.unwrap_or(false) as i64),
             jank_score: Some(score.unwrap_or(0.0) as f64),
-            present_type: Some(s.intern(self.present)),
-            jank_type: Some(s.intern(&self.jank_type)),
-            jank_severity_type: Some(s.intern(self.severity)),
-            prediction_type: Some(s.intern(self.prediction)),
-            jank_tag: Some(s.intern(tag)),
-            jank_tag_experimental: Some(s.intern(tag_x)),
+            present_type: Some(s.intern_static(self.present)),
+            jank_type: Some(self.jank_type),
+            jank_severity_type: Some(s.intern_static(self.severity)),
+            prediction_type: Some(s.intern_static(self.prediction)),
+            jank_tag: Some(s.intern_static(tag)),
+            jank_tag_experimental: Some(s.intern_static(tag_x)),
             jank_type_mask: Some(self.mask),
             present_type_raw: self.present_raw,
             ..Default::default()

@@ -592,7 +592,7 @@ fn cpu_times(ctx: &mut Ctx, ts: i64, data: &[u8]) {
 }
 
 /// Interrupt counts by IRQ number: "num_irq (id: N)" or "num_softirq (id: N)".
-fn interrupt_counts(ctx: &mut Ctx, ts: i64, data: &[u8], field: u32, kind: &str) {
+fn interrupt_counts(ctx: &mut Ctx, ts: i64, data: &[u8], field: u32, kind: &'static str) {
     for v in repeated(data, field) {
         let [_, irq, count] = slots::<3>(v.as_bytes());
         // An int32 on the wire, an unsigned dimension in trace_processor.

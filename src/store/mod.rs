@@ -270,6 +270,14 @@ impl Store {
         self.strings.intern(s)
     }
 
+    pub fn intern_static(&mut self, s: &'static str) -> StrId {
+        self.strings.intern_static(s)
+    }
+
+    pub fn intern_int(&mut self, n: i64) -> StrId {
+        self.strings.intern_int(n)
+    }
+
     pub fn str(&self, id: StrId) -> &str {
         self.strings.get(id)
     }

@@ -57,6 +57,8 @@ pub struct StringPool {
     /// `ends[i]` is where string `i` stops in `text`; it starts where string `i - 1` stopped.
     ends: Vec<usize>,
     index: hashbrown::HashTable<StrId>,
+    /// Ids of `'static` strings by address ([`StringPool::intern_static`]).
+    statics: rustc_hash::FxHashMap<(usize, usize), StrId>,
 }
 
 #[inline]
@@ -94,6 +96,42 @@ impl StringPool {
         }
     }
 
+    /// [`StringPool::intern`] for the keys and enum names importers attach to every event:
+    /// looked up by address in a map of a few dozen entries that stays in cache, where the
+    /// pool's own index (one entry per string of the trace) misses. A string's first intern
+    /// goes through the pool, so ids keep their order.
+    pub fn intern_static(&mut self, s: &'static str) -> StrId {
+        let key = (s.as_ptr() as usize, s.len());
+        if let Some(&id) = self.statics.get(&key) {
+            return id;
+        }
+        let id = self.intern(s);
+        self.statics.insert(key, id);
+        id
+    }
+
+    /// The id of `n`'s decimal text (frame numbers and tokens name slices), written on the
+    /// stack instead of a `String` per event.
+    pub fn intern_int(&mut self, n: i64) -> StrId {
+        // i64::MIN is 19 digits and a sign.
+        let mut buf = [0u8; 20];
+        let mut at = buf.len();
+        let mut rest = n.unsigned_abs();
+        loop {
+            at -= 1;
+            buf[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        if n < 0 {
+            at -= 1;
+            buf[at] = b'-';
+        }
+        self.intern(std::str::from_utf8(&buf[at..]).expect("ASCII digits"))
+    }
+
     pub fn get(&self, id: StrId) -> &str {
         text_of(&self.text, &self.ends, id)
     }
@@ -123,6 +161,42 @@ impl StringPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Numbers interned from the stack are the same strings as their `to_string()`, at the
+    /// edges of i64 and across every digit count.
+    #[test]
+    fn interned_numbers_are_their_decimal_text() {
+        let mut rng = crate::rng::Rng::new(7);
+        let mut ns = vec![0, 1, -1, 9, 10, -10, i64::MAX, i64::MIN, i64::MIN + 1];
+        for d in 0..19 {
+            let p = 10i64.pow(d);
+            ns.extend([p, p - 1, -p, 1 - p]);
+        }
+        ns.extend((0..1000).map(|_| rng.next_u64() as i64));
+        let mut pool = StringPool::default();
+        for n in ns {
+            let id = pool.intern_int(n);
+            assert_eq!(pool.get(id), n.to_string());
+            assert_eq!(pool.intern(&n.to_string()), id, "{n}");
+        }
+    }
+
+    /// A static string gets the id its text has in the pool, whether the text was interned
+    /// before or after, and two literals of the same text share it.
+    #[test]
+    fn static_strings_share_the_pools_ids() {
+        let mut pool = StringPool::default();
+        let before = pool.intern("Layer name");
+        let owned = String::from("frame_number");
+        assert_eq!(pool.intern_static("Layer name"), before);
+        let first = pool.intern_static("frame_number");
+        assert_eq!(pool.intern(&owned), first);
+        assert_eq!(pool.intern_static("frame_number"), first);
+        let other: &'static str = Box::leak(owned.into_boxed_str());
+        assert_eq!(pool.intern_static(other), first);
+        assert_eq!(pool.len(), 2);
+        assert_ne!(pool.intern_static("frame_numbe"), first);
+    }
 
     /// Many strings (the index grows and rehashes several times), with prefixes of one
     /// another, the empty string and multi-byte text: every id reads back its own text, a

@@ -2,8 +2,6 @@
 //! that each track nests properly (trace_processor's track compressor). Slots are reused in
 //! order: by matching cookie first, then the first idle slot, else a new track.
 
-use std::collections::HashMap;
-
 use super::strings::StrId;
 use super::tracks::{TrackSpec, TrackTracker};
 use super::{Store, TrackId, TrackScope};
@@ -30,13 +28,13 @@ struct SetKey {
 
 #[derive(Default)]
 pub struct TrackCompressor {
-    sets: HashMap<SetKey, Vec<TrackState>>,
+    sets: rustc_hash::FxHashMap<SetKey, Vec<TrackState>>,
 }
 
 impl TrackCompressor {
     fn set(&mut self, store: &mut Store, spec: &TrackSpec<'_>) -> &mut Vec<TrackState> {
         let key = SetKey {
-            kind: store.intern(spec.kind),
+            kind: store.intern_static(spec.kind),
             scope: spec.scope,
             name: if spec.name_is_dimension {
                 spec.name

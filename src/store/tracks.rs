@@ -25,7 +25,7 @@ pub enum DimValue<'a> {
 /// A track to look up or create.
 #[derive(Debug, Clone, Copy)]
 pub struct TrackSpec<'a> {
-    pub kind: &'a str,
+    pub kind: &'static str,
     pub event_type: EventType,
     pub scope: TrackScope,
     pub name: Option<StrId>,
@@ -39,7 +39,7 @@ pub struct TrackSpec<'a> {
 }
 
 impl<'a> TrackSpec<'a> {
-    pub fn new(kind: &'a str, event_type: EventType, scope: TrackScope) -> Self {
+    pub fn new(kind: &'static str, event_type: EventType, scope: TrackScope) -> Self {
         TrackSpec {
             kind,
             event_type,
@@ -81,7 +81,7 @@ pub struct TrackTracker {
 
 impl TrackTracker {
     pub fn intern(&mut self, store: &mut Store, spec: TrackSpec<'_>) -> TrackId {
-        let kind = store.intern(spec.kind);
+        let kind = store.intern_static(spec.kind);
         let key = TrackKey {
             kind,
             scope: spec.scope,
@@ -114,7 +114,7 @@ impl TrackTracker {
 
     /// Creates a track that is never shared (e.g. one slot of a compressed set).
     pub fn create(store: &mut Store, spec: TrackSpec<'_>) -> TrackId {
-        let kind = store.intern(spec.kind);
+        let kind = store.intern_static(spec.kind);
         let mut dims: Vec<(StrId, ArgValue)> = Vec::new();
         match spec.scope {
             TrackScope::Global => {}

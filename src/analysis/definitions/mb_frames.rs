@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::analysis::frame_model::Frame;
-use crate::analysis::frame_timing::{self, MbInput};
+use crate::analysis::frame_timing::{self, MbFrame, MbInput, MbProblem};
 
 /// Macrobenchmark's view of one frame of the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +28,9 @@ pub struct MbMapping {
     pub entries: usize,
     /// Entries that are no frame of the model.
     pub unmatched: usize,
+    /// Macrobenchmark's list itself (the process's Macrobenchmark block is its summary);
+    /// None when the process has no doFrame, where Macrobenchmark measures nothing.
+    pub measured: Option<Result<Vec<MbFrame>, MbProblem>>,
 }
 
 pub const RULE_NO_INPUT: &str = "mb.no_doframe_in_process";
@@ -114,6 +117,7 @@ pub fn map(frames: &[Frame], input: Option<&MbInput>, api: u32) -> MbMapping {
                     .iter()
                     .map(|_| not_counted(RULE_FAILS, why.clone()))
                     .collect(),
+                measured: Some(Err(p)),
                 ..Default::default()
             };
         }
@@ -143,6 +147,7 @@ pub fn map(frames: &[Frame], input: Option<&MbInput>, api: u32) -> MbMapping {
         ],
         entries: list.len(),
         unmatched: 0,
+        measured: None,
     };
     for e in &list {
         let key = if api >= 31 {
@@ -168,6 +173,7 @@ pub fn map(frames: &[Frame], input: Option<&MbInput>, api: u32) -> MbMapping {
             v.why_not = Some(why_not(f, api));
         }
     }
+    out.measured = Some(Ok(list));
     out
 }
 

@@ -107,7 +107,13 @@ impl ProcessCounter {
         }
     }
 
-    fn mm_event_track(ctx: &mut Ctx, scope: TrackScope, kind: &str, t: &str, m: u8) -> TrackId {
+    fn mm_event_track(
+        ctx: &mut Ctx,
+        scope: TrackScope,
+        kind: &'static str,
+        t: &str,
+        m: u8,
+    ) -> TrackId {
         let metric = MM_METRICS[m as usize];
         let name = ctx.store.intern(&format!("mem.mm.{t}.{metric}"));
         let dims = [
@@ -407,7 +413,7 @@ impl MemoryEvents {
 
     fn heap_track(
         ctx: &mut Ctx,
-        kind: &str,
+        kind: &'static str,
         scope: TrackScope,
         name: StrId,
         heap: StrId,
