@@ -3,7 +3,7 @@
 //! made by layer and time (the buffer dequeued while the RenderThread drew the frame), then
 //! followed by buffer id and frame number through the GPU_ and SF_ phases.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::frame_model::{BufferMatch, Confidence, Frame};
 use super::index::{Index, Phase, PhaseSlice, Span};
@@ -89,7 +89,7 @@ pub fn match_buffer(idx: &Index<'_>, frame: &Frame) -> Option<BufferMatch> {
 /// the work, so they are found once per (process, layer).
 #[derive(Default)]
 pub struct BufferMatcher<'a> {
-    candidates: HashMap<Upid, HashMap<Option<String>, Vec<LayerPhases<'a>>>>,
+    candidates: FxHashMap<Upid, FxHashMap<Option<String>, Vec<LayerPhases<'a>>>>,
 }
 
 impl<'a> BufferMatcher<'a> {

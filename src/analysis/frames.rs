@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::buffers::BufferMatcher;
 use super::frame_model::{DisplayFrame, Frame, Timeline};
 use super::index::{frame_id_of, Index, Span};
@@ -29,16 +31,16 @@ fn text(store: &Store, id: Option<crate::store::strings::StrId>) -> String {
 
 /// FrameTimeline rows grouped for the frame model.
 struct TimelineRows<'a> {
-    actual_surface: HashMap<Upid, Vec<&'a FrameTimelineRow>>,
-    expected_surface: HashMap<(Upid, i64), &'a FrameTimelineRow>,
-    actual_display: HashMap<i64, &'a FrameTimelineRow>,
+    actual_surface: FxHashMap<Upid, Vec<&'a FrameTimelineRow>>,
+    expected_surface: FxHashMap<(Upid, i64), &'a FrameTimelineRow>,
+    actual_display: FxHashMap<i64, &'a FrameTimelineRow>,
 }
 
 fn timeline_rows(store: &Store) -> TimelineRows<'_> {
     let mut t = TimelineRows {
-        actual_surface: HashMap::new(),
-        expected_surface: HashMap::new(),
-        actual_display: HashMap::new(),
+        actual_surface: FxHashMap::default(),
+        expected_surface: FxHashMap::default(),
+        actual_display: FxHashMap::default(),
     };
     for r in &store.frame_timeline {
         match (r.actual, r.surface_frame_token) {
@@ -95,7 +97,7 @@ fn with_timeline(
     let empty = Vec::new();
     let dos = idx.do_frames.get(&upid).unwrap_or(&empty);
     let draws = idx.draw_frames.get(&upid).unwrap_or(&empty);
-    let mut do_by_id: HashMap<i64, Vec<Span>> = HashMap::new();
+    let mut do_by_id: FxHashMap<i64, Vec<Span>> = FxHashMap::default();
     for d in dos {
         if let Some(id) = frame_id_of(
             store
@@ -105,7 +107,7 @@ fn with_timeline(
             do_by_id.entry(id).or_default().push(*d);
         }
     }
-    let mut draw_by_id: HashMap<i64, Vec<Span>> = HashMap::new();
+    let mut draw_by_id: FxHashMap<i64, Vec<Span>> = FxHashMap::default();
     for d in draws {
         if let Some(id) = frame_id_of(
             store

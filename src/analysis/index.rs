@@ -171,7 +171,8 @@ impl<'a> Index<'a> {
 
     fn collect_phases(&mut self) {
         let s = self.store;
-        let mut kind_of_track: HashMap<u32, (Phase, Option<u32>)> = HashMap::new();
+        let mut kind_of_track: rustc_hash::FxHashMap<u32, (Phase, Option<u32>)> =
+            rustc_hash::FxHashMap::default();
         for (i, t) in s.tracks.iter().enumerate() {
             if s.str(t.kind) != "graphics_frame_event" {
                 continue;

@@ -3,7 +3,7 @@
 //! tables (process, then each layer), the frames per refresh rate, and the order of the worst
 //! frames.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::definitions::mb_frames::{self, MbMapping};
 use super::definitions::over_budget;
@@ -171,7 +171,7 @@ pub fn judge(inp: &Inputs<'_>, frames: &[Frame]) -> ProcessVerdicts {
 /// Units of the stdlib and Macrobenchmark that are no frame of the model.
 fn extras(inp: &Inputs<'_>, frames: &[Frame], mb: &MbMapping) -> BTreeMap<Definition, Extra> {
     let mut out = BTreeMap::new();
-    let tokens: HashSet<i64> = frames
+    let tokens: rustc_hash::FxHashSet<i64> = frames
         .iter()
         .filter_map(|f| f.timeline.as_ref().map(|t| t.token))
         .collect();

@@ -6,7 +6,9 @@
 //! `frames_considered + Σ frames_not_considered = frames`, and a definition's `of` is the
 //! distinct units of its considered frames plus `units_without_frame`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashSet;
 
 use serde::Serialize;
 
@@ -109,8 +111,8 @@ fn pct(n: usize, of: usize) -> Option<f64> {
 }
 
 fn row(d: Definition, frames: &[Judged<'_>], extra: &Extra) -> DefinitionRow {
-    let mut considered_units: HashSet<(i64, i64)> = HashSet::new();
-    let mut flagged_units: HashSet<(i64, i64)> = HashSet::new();
+    let mut considered_units: FxHashSet<(i64, i64)> = FxHashSet::default();
+    let mut flagged_units: FxHashSet<(i64, i64)> = FxHashSet::default();
     let (mut frames_flagged, mut frames_considered) = (0, 0);
     let (mut entries, mut flagged_entries) = (0, 0);
     let mut any_flag = false;

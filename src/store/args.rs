@@ -57,6 +57,8 @@ pub struct ArgTable {
     /// Set ids by the hash of their (key, value) pairs, compared against `args` itself: a
     /// copy of every set as its own key doubled the args' memory (docs/speed.md).
     dedup: hashbrown::HashTable<ArgSetId>,
+    /// Each set's hash, so that the dedup table grows without reading every set back.
+    hashes: Vec<u64>,
 }
 
 pub type ArgSetId = u32;
@@ -86,7 +88,7 @@ fn arg_key(a: &Arg) -> ArgKey {
 impl ArgTable {
     /// Stores a set and returns its id (the id of an identical earlier set when there is one).
     pub fn insert_set(&mut self, args: Vec<(StrId, ArgValue)>) -> Option<ArgSetId> {
-        self.insert_set_with_flat_keys(args.into_iter().map(|(k, v)| (k, k, v)).collect())
+        self.insert(args.iter().map(|(k, v)| (*k, *k, v)))
     }
 
     /// Like [`insert_set`](Self::insert_set) for args whose flat key differs from their key
@@ -95,18 +97,25 @@ impl ArgTable {
         &mut self,
         args: Vec<(StrId, StrId, ArgValue)>,
     ) -> Option<ArgSetId> {
-        if args.is_empty() {
-            return None;
-        }
+        self.insert(args.iter().map(|(f, k, v)| (*f, *k, v)))
+    }
+
+    /// Both of the above, reading the caller's set in place (flat key, key, value).
+    fn insert<'v>(
+        &mut self,
+        args: impl Iterator<Item = (StrId, StrId, &'v ArgValue)> + Clone,
+    ) -> Option<ArgSetId> {
+        // An empty set is no set.
+        args.clone().next()?;
         // The flat key only differs for array elements, whose key is unique anyway.
-        let key = |(_, k, v): &(StrId, StrId, ArgValue)| (*k, v.hash_key());
-        let hash = set_hash(args.iter().map(key));
+        let key = |(_, k, v): (StrId, StrId, &ArgValue)| (k, v.hash_key());
+        let hash = set_hash(args.clone().map(key));
         let (all, sets) = (&self.args, &self.sets);
         let same = |&id: &ArgSetId| {
             stored(all, sets, id)
                 .iter()
                 .map(arg_key)
-                .eq(args.iter().map(key))
+                .eq(args.clone().map(key))
         };
         if let Some(&id) = self.dedup.find(hash, same) {
             return Some(id);
@@ -117,14 +126,14 @@ impl ArgTable {
             self.args.push(Arg {
                 flat_key,
                 key,
-                value,
+                value: value.clone(),
             });
         }
         self.sets.push((start, self.args.len() as u32));
-        let (all, sets) = (&self.args, &self.sets);
-        self.dedup.insert_unique(hash, id, |&id| {
-            set_hash(stored(all, sets, id).iter().map(arg_key))
-        });
+        self.hashes.push(hash);
+        let hashes = &self.hashes;
+        self.dedup
+            .insert_unique(hash, id, |&id| hashes[id as usize]);
         Some(id)
     }
 
