@@ -16,7 +16,9 @@
 //! 3. [`judge_process`]: one JankTracker per window (FrameTimeline layer), frames in
 //!    DrawFrame order, and a process-wide [`ProfileData`] fed as HWUI feeds its global data.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use serde::Serialize;
 
@@ -571,8 +573,8 @@ pub fn judge_process(
     let mut pair_of_frame: Vec<Option<usize>> = vec![None; frames.len()];
     // (first frame, doFrame, DrawFrame); frames whose DrawFrame changed, with their buffer.
     let mut pairs: Vec<(usize, Span, Span)> = Vec::new();
-    let mut moved: HashMap<usize, Frame> = HashMap::new();
-    let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
+    let mut moved: FxHashMap<usize, Frame> = FxHashMap::default();
+    let mut seen: FxHashMap<(u32, u32), usize> = FxHashMap::default();
     for (i, f) in frames.iter().enumerate() {
         let (Some(ui), Some(rt0)) = (f.ui, f.rt) else {
             continue;

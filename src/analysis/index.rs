@@ -2,7 +2,7 @@
 //! and RenderThreads, their doFrame / DrawFrame slices, FrameTimeline rows by process and
 //! token, and the FrameTracer phases by layer.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::analysis::named_slices::{Named, NamedSlices};
 use crate::store::{SliceId, Store, TrackScope, Upid, Utid};
@@ -54,16 +54,16 @@ pub struct PhaseSlice {
 
 pub struct Index<'a> {
     pub store: &'a Store,
-    pub utid_of_track: HashMap<u32, Utid>,
-    pub threads: HashMap<Upid, ProcessThreads>,
+    pub utid_of_track: FxHashMap<u32, Utid>,
+    pub threads: FxHashMap<Upid, ProcessThreads>,
     /// Main-thread `Choreographer#doFrame*` slices per process, by ts.
-    pub do_frames: HashMap<Upid, Vec<Span>>,
+    pub do_frames: FxHashMap<Upid, Vec<Span>>,
     /// RenderThread `DrawFrame*` slices per process, by ts.
-    pub draw_frames: HashMap<Upid, Vec<Span>>,
+    pub draw_frames: FxHashMap<Upid, Vec<Span>>,
     /// FrameTracer phases per layer name and kind, by ts.
-    pub phases: HashMap<(String, Phase), Vec<PhaseSlice>>,
+    pub phases: FxHashMap<(String, Phase), Vec<PhaseSlice>>,
     /// Child slices per parent slice (for hot spots), built on demand by the caller.
-    pub children: HashMap<SliceId, Vec<SliceId>>,
+    pub children: FxHashMap<SliceId, Vec<SliceId>>,
     /// The slices looked up by name, found in the one pass over the slice rows.
     pub named: NamedSlices,
 }
@@ -75,7 +75,7 @@ impl<'a> Index<'a> {
 
     /// With the slices looked up by name already found.
     pub fn with_named(store: &'a Store, named: NamedSlices) -> Self {
-        let mut utid_of_track = HashMap::new();
+        let mut utid_of_track = FxHashMap::default();
         for (i, t) in store.tracks.iter().enumerate() {
             if let TrackScope::Thread(u) = t.scope {
                 if t.event_type == crate::store::EventType::Slice {
@@ -83,7 +83,7 @@ impl<'a> Index<'a> {
                 }
             }
         }
-        let mut threads: HashMap<Upid, ProcessThreads> = HashMap::new();
+        let mut threads: FxHashMap<Upid, ProcessThreads> = FxHashMap::default();
         for (utid, t) in store.threads.iter().enumerate() {
             let Some(upid) = t.upid else { continue };
             if upid == 0 {
@@ -101,10 +101,10 @@ impl<'a> Index<'a> {
             store,
             utid_of_track,
             threads,
-            do_frames: HashMap::new(),
-            draw_frames: HashMap::new(),
-            phases: HashMap::new(),
-            children: HashMap::new(),
+            do_frames: FxHashMap::default(),
+            draw_frames: FxHashMap::default(),
+            phases: FxHashMap::default(),
+            children: FxHashMap::default(),
             named,
         };
         idx.collect_frame_slices();

@@ -2,7 +2,9 @@
 //! the stdlib tables over a small database holding only the frame slices: the per-process
 //! counts, and per (process, vsync id) the verdict the definitions module maps onto frames.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -33,11 +35,27 @@ pub struct StdlibFrame {
 pub struct StdlibStats {
     /// Counts over the frames in the analysed range.
     pub by_process: HashMap<Upid, PerfettoFrameStats>,
-    /// (upid, frame id) -> verdict.
-    pub frames: HashMap<(Upid, i64), StdlibFrame>,
+    /// upid -> frame id -> verdict: by process, so that one process's frames are read
+    /// without going through every other's (each process's report reads its own).
+    frames: FxHashMap<Upid, FxHashMap<i64, StdlibFrame>>,
     /// (upid, frame id) of every `Choreographer#doFrame <id>` / `DrawFrame <id>` on any thread.
-    pub do_frame_ids: HashSet<(Upid, i64)>,
-    pub draw_frame_ids: HashSet<(Upid, i64)>,
+    pub do_frame_ids: FxHashSet<(Upid, i64)>,
+    pub draw_frame_ids: FxHashSet<(Upid, i64)>,
+}
+
+impl StdlibStats {
+    /// The verdict on frame id `id` of process `upid`.
+    pub fn frame(&self, upid: Upid, id: i64) -> Option<&StdlibFrame> {
+        self.frames.get(&upid)?.get(&id)
+    }
+
+    /// Every frame id of process `upid` with its verdict, in no particular order.
+    pub fn frames_of(&self, upid: Upid) -> impl Iterator<Item = (i64, &StdlibFrame)> {
+        self.frames
+            .get(&upid)
+            .into_iter()
+            .flat_map(|m| m.iter().map(|(&id, f)| (id, f)))
+    }
 }
 
 /// The small database of the frame (and CUJ) slices the stdlib frame tables read, with
@@ -152,7 +170,9 @@ pub fn compute_on(conn: &Connection, range: TimeRange) -> Result<StdlibStats> {
         let cpu = r.get::<_, Option<i64>>(7)?;
         let f = out
             .frames
-            .entry((upid, r.get::<_, i64>(1)?))
+            .entry(upid)
+            .or_default()
+            .entry(r.get::<_, i64>(1)?)
             .or_insert(StdlibFrame {
                 overrun_ns: overrun,
                 cpu_time_ns: cpu,
@@ -187,4 +207,51 @@ pub fn compute_on(conn: &Connection, range: TimeRange) -> Result<StdlibStats> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stdlib tables `compute_on` reads, with two processes that reuse a vsync id.
+    fn frame_tables() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(
+            "CREATE TABLE android_frames(frame_id INT, upid INT, ts INT);
+             INSERT INTO android_frames VALUES (7, 1, 100), (7, 2, 150), (8, 2, 200);
+             CREATE TABLE android_frame_stats(frame_id INT, was_jank INT, was_slow_frame INT,
+               was_big_jank INT, was_huge_jank INT, overrun INT, cpu_time INT);
+             INSERT INTO android_frame_stats VALUES (7, 1, NULL, NULL, NULL, 5, 10),
+               (8, NULL, NULL, NULL, NULL, -3, 4);
+             CREATE TABLE android_frames_choreographer_do_frame(upid INT, frame_id INT);
+             INSERT INTO android_frames_choreographer_do_frame VALUES (1, 7), (2, 7), (2, 8);
+             CREATE TABLE android_frames_draw_frame(upid INT, frame_id INT);
+             INSERT INTO android_frames_draw_frame VALUES (2, 8);",
+        )
+        .unwrap();
+        c
+    }
+
+    #[test]
+    fn each_process_reads_only_its_own_frame_ids() {
+        let s = compute_on(&frame_tables(), TimeRange::default()).unwrap();
+        let jank = |u: Upid, id: i64| s.frame(u, id).map(|f| (f.was_jank, f.overrun_ns));
+        assert_eq!(jank(1, 7), Some((true, Some(5))));
+        assert_eq!(jank(2, 7), Some((true, Some(5))));
+        assert_eq!(jank(2, 8), Some((false, Some(-3))));
+        // Process 1 has no frame 8, and process 3 none at all.
+        assert_eq!(jank(1, 8), None);
+        assert_eq!(jank(3, 7), None);
+        let ids = |u: Upid| {
+            let mut v: Vec<i64> = s.frames_of(u).map(|(id, _)| id).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(ids(1), [7]);
+        assert_eq!(ids(2), [7, 8]);
+        assert!(ids(3).is_empty());
+        assert_eq!(s.by_process[&1].frames, 1);
+        assert_eq!(s.by_process[&2].frames, 2);
+        assert!(s.draw_frame_ids.contains(&(2, 8)) && !s.draw_frame_ids.contains(&(1, 7)));
+    }
 }

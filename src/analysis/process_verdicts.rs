@@ -177,9 +177,8 @@ fn extras(inp: &Inputs<'_>, frames: &[Frame], mb: &MbMapping) -> BTreeMap<Defini
         .collect();
     let orphans: Vec<bool> = inp
         .stdlib
-        .frames
-        .iter()
-        .filter(|((u, id), s)| *u == inp.upid && s.in_range && !tokens.contains(id))
+        .frames_of(inp.upid)
+        .filter(|(id, s)| s.in_range && !tokens.contains(id))
         .map(|(_, s)| s.was_jank)
         .collect();
     if !orphans.is_empty() {

@@ -19,27 +19,16 @@ struct Stack {
     complete: u32,
 }
 
-#[derive(Default)]
-pub struct SliceTracker {
-    stacks: rustc_hash::FxHashMap<TrackId, Stack>,
-}
-
-impl SliceTracker {
-    fn maybe_close_stack(
-        &mut self,
-        store: &mut Store,
-        track: TrackId,
-        new_ts: i64,
-        new_dur: i64,
-    ) -> bool {
-        let Some(st) = self.stacks.get_mut(&track) else {
-            return true;
-        };
-        if st.complete == 0 {
+impl Stack {
+    /// Pops the slices whose end has passed before an event at `new_ts` (of `new_dur`,
+    /// PENDING_DUR for a begin or an end); false when a complete event overlaps a parent and
+    /// is dropped. trace_processor's MaybeCloseStack.
+    fn close_passed(&mut self, store: &mut Store, new_ts: i64, new_dur: i64) -> bool {
+        if self.complete == 0 {
             return true;
         }
-        let stack = &mut st.ids;
-        let complete = &mut st.complete;
+        let stack = &mut self.ids;
+        let complete = &mut self.complete;
         let mut incomplete_descendent = false;
         let mut i = stack.len() as isize - 1;
         while i >= 0 {
@@ -103,6 +92,38 @@ impl SliceTracker {
         true
     }
 
+    /// Stack position of the innermost open slice matching `category`/`name` (None matches
+    /// anything; a slice without a name matches any name).
+    fn matching_open(
+        &self,
+        store: &Store,
+        category: Option<StrId>,
+        name: Option<StrId>,
+    ) -> Option<usize> {
+        self.ids.iter().rposition(|&sid| {
+            let r = &store.slices[sid as usize];
+            if r.dur != PENDING_DUR {
+                return false;
+            }
+            if category.is_some() && store.slice_category(sid) != category {
+                return false;
+            }
+            if let (Some(n), Some(other)) = (name, r.name) {
+                if n != other {
+                    return false;
+                }
+            }
+            true
+        })
+    }
+}
+
+#[derive(Default)]
+pub struct SliceTracker {
+    stacks: rustc_hash::FxHashMap<TrackId, Stack>,
+}
+
+impl SliceTracker {
     #[allow(clippy::too_many_arguments)]
     fn start(
         &mut self,
@@ -114,10 +135,11 @@ impl SliceTracker {
         name: Option<StrId>,
         args: Option<ArgSetId>,
     ) -> Option<SliceId> {
-        if !self.maybe_close_stack(store, track, ts, dur) {
+        // A track's stack is only ever made here; a start the stack refuses had one already.
+        let stack = self.stacks.entry(track).or_default();
+        if !stack.close_passed(store, ts, dur) {
             return None;
         }
-        let stack = self.stacks.entry(track).or_default();
         let depth = stack.ids.len();
         if depth >= MAX_DEPTH {
             store.stat(
@@ -138,7 +160,6 @@ impl SliceTracker {
             parent_id,
             arg_set_id: args,
         });
-        let stack = self.stacks.get_mut(&track).unwrap();
         stack.ids.push(id);
         stack.complete += (dur != PENDING_DUR) as u32;
         Some(id)
@@ -189,14 +210,11 @@ impl SliceTracker {
         category: Option<StrId>,
         name: Option<StrId>,
     ) -> Option<SliceId> {
-        if !self.stacks.contains_key(&track) {
-            return None;
-        }
-        if !self.maybe_close_stack(store, track, ts, PENDING_DUR) {
-            return None;
-        }
-        let idx = self.matching_open_index(store, track, category, name)?;
         let st = self.stacks.get_mut(&track)?;
+        if !st.close_passed(store, ts, PENDING_DUR) {
+            return None;
+        }
+        let idx = st.matching_open(store, category, name)?;
         let stack = &mut st.ids;
         let sid = stack[idx];
         let r = &mut store.slices[sid as usize];
@@ -210,32 +228,6 @@ impl SliceTracker {
         Some(sid)
     }
 
-    /// Stack position of the innermost open slice of `track` matching `category`/`name`
-    /// (None matches anything; a slice without a name matches any name).
-    fn matching_open_index(
-        &self,
-        store: &Store,
-        track: TrackId,
-        category: Option<StrId>,
-        name: Option<StrId>,
-    ) -> Option<usize> {
-        self.stacks.get(&track)?.ids.iter().rposition(|&sid| {
-            let r = &store.slices[sid as usize];
-            if r.dur != PENDING_DUR {
-                return false;
-            }
-            if category.is_some() && store.slice_category(sid) != category {
-                return false;
-            }
-            if let (Some(n), Some(other)) = (name, r.name) {
-                if n != other {
-                    return false;
-                }
-            }
-            true
-        })
-    }
-
     /// The innermost open slice of `track` matching `category`/`name`, as trace_processor's
     /// AddArgs finds it (no stack maintenance, unlike [`end`](Self::end)).
     pub fn find_open(
@@ -245,8 +237,8 @@ impl SliceTracker {
         category: Option<StrId>,
         name: Option<StrId>,
     ) -> Option<SliceId> {
-        let idx = self.matching_open_index(store, track, category, name)?;
-        Some(self.stacks[&track].ids[idx])
+        let stack = self.stacks.get(&track)?;
+        Some(stack.ids[stack.matching_open(store, category, name)?])
     }
 
     /// Merges extra args into an existing slice's set.

@@ -2,7 +2,7 @@
 //! order, thread and process names, binder flows, per-CPU scheduling and counters. Built
 //! lazily where only some frames need them.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -34,7 +34,7 @@ pub struct Ctx<'a> {
     category: Vec<AtomicU16>,
     /// Per interned name: its standardised form when it is one of Perfetto's blocking calls.
     blocking_name: OnceLock<Vec<OnceLock<Option<Arc<str>>>>>,
-    flows_out: OnceLock<HashMap<SliceId, SliceId>>,
+    flows_out: OnceLock<FxHashMap<SliceId, SliceId>>,
     running_by_cpu: OnceLock<Grouped>,
     pub(super) cpu_counters: OnceLock<CpuCounters>,
     by_vsync: OnceLock<ByVsync>,
@@ -50,7 +50,7 @@ pub struct Prebuilt {
     slices: ThreadSlices,
     running_by_cpu: Grouped,
     by_vsync: ByVsync,
-    flows_out: HashMap<SliceId, SliceId>,
+    flows_out: FxHashMap<SliceId, SliceId>,
     cpu_counters: CpuCounters,
 }
 
@@ -69,7 +69,7 @@ impl Prebuilt {
 }
 
 /// The slice each flow leaves from, to the slice it reaches.
-fn flows_out(store: &Store) -> HashMap<SliceId, SliceId> {
+fn flows_out(store: &Store) -> FxHashMap<SliceId, SliceId> {
     store
         .flows
         .iter()

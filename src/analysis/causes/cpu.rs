@@ -8,7 +8,7 @@
 //! `little`/`medium`/`big`, 4 `little`/`medium`/`medium`/`big`; any other count (or no CpuInfo)
 //! names no cluster.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::context::Ctx;
 use super::model::{CpuDetail, ThreadMs};
@@ -24,7 +24,7 @@ const RAN_INSTEAD: usize = 3;
 /// Per-CPU frequency series and cluster names.
 #[derive(Default)]
 pub struct CpuCounters {
-    freq: HashMap<u32, Vec<(i64, f64)>>,
+    freq: FxHashMap<u32, Vec<(i64, f64)>>,
     cluster: Vec<Option<&'static str>>,
 }
 
@@ -48,7 +48,7 @@ pub fn cluster_names(n: usize) -> Option<&'static [&'static str]> {
 
 impl CpuCounters {
     pub fn build(store: &Store) -> Self {
-        let cpu_of: HashMap<u32, u32> = store
+        let cpu_of: FxHashMap<u32, u32> = store
             .tracks
             .iter()
             .enumerate()
@@ -129,7 +129,7 @@ pub fn detail(ctx: &Ctx<'_>, utid: Utid, pieces: &[&Piece]) -> CpuDetail {
         .get_or_init(|| CpuCounters::build(ctx.store));
     let running = &ctx.store.thread_states;
     let mut cpus: Vec<u32> = Vec::new();
-    let mut by_thread: HashMap<Utid, i64> = HashMap::new();
+    let mut by_thread: FxHashMap<Utid, i64> = FxHashMap::default();
     for p in pieces {
         let Some(cpu) = cpu_waited_for(ctx, utid, p) else {
             continue;

@@ -8,7 +8,7 @@
 //! ([`crate::analysis::perfetto_stats::frame_db`]), and only when the trace has a `J<…>`
 //! slice at all.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use anyhow::{Context, Result};
 use rusqlite::Connection;
@@ -28,7 +28,7 @@ pub struct CujFrame {
 }
 
 /// `(UI thread, vsync id)` -> the frame's boundary in the first CUJ that has it.
-pub type CujFrames = HashMap<(Utid, i64), CujFrame>;
+pub type CujFrames = FxHashMap<(Utid, i64), CujFrame>;
 
 /// Whether the trace has a `J<…>` slice, the only case where the CUJ tables have rows.
 pub fn has_cuj_slices(store: &Store) -> bool {
@@ -37,7 +37,7 @@ pub fn has_cuj_slices(store: &Store) -> bool {
 
 /// The boundaries, from a [`crate::analysis::perfetto_stats::frame_db`] of `store`.
 pub fn frames_on(store: &Store, conn: &Connection) -> Result<CujFrames> {
-    let mut out = CujFrames::new();
+    let mut out = CujFrames::default();
     if !has_cuj_slices(store) {
         return Ok(out);
     }

@@ -4,7 +4,7 @@
 //! need only the store and the index. The per-process loop then takes their totals instead
 //! of working them out again on the critical path.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::context::Ctx;
 use super::{attributed, Attributed, ChainTotals};
@@ -43,7 +43,7 @@ impl FrameKey {
 
 /// Totals of chains worked out ahead, by frame (None where the frame has no chain).
 #[derive(Default)]
-pub struct EarlyTotals(HashMap<FrameKey, Option<ChainTotals>>);
+pub struct EarlyTotals(FxHashMap<FrameKey, Option<ChainTotals>>);
 
 impl EarlyTotals {
     /// The chain totals of `frames`, in order, for as long as `keep_going` says (checked
@@ -53,7 +53,7 @@ impl EarlyTotals {
         frames: impl IntoIterator<Item = &'f Frame>,
         keep_going: impl Fn() -> bool,
     ) -> Self {
-        let mut out = HashMap::new();
+        let mut out = FxHashMap::default();
         for f in frames {
             if !keep_going() {
                 break;

@@ -7,7 +7,7 @@
 //! drawing an app's starting window) is one; for such frames the chain falls back to the slices
 //! of the frame's vsync id, so their time is attributed instead of left as "no frame slices".
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::context::Ctx;
 use crate::analysis::frame_model::Frame;
@@ -23,8 +23,8 @@ pub const BY_VSYNC_ID: &str = "vsync_id_any_thread";
 /// thread, each list in slice id (= time) order.
 #[derive(Default)]
 pub struct ByVsync {
-    pub do_frames: HashMap<(Upid, i64), Vec<SliceId>>,
-    pub draw_frames: HashMap<(Upid, i64), Vec<SliceId>>,
+    pub do_frames: FxHashMap<(Upid, i64), Vec<SliceId>>,
+    pub draw_frames: FxHashMap<(Upid, i64), Vec<SliceId>>,
 }
 
 impl ByVsync {

@@ -28,7 +28,9 @@ pub mod timeline;
 pub mod wakeups;
 
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use super::frame_model::Frame;
 use super::index::Span;
@@ -397,7 +399,7 @@ impl Group<'_> {
 /// thousands of categorised slices (class initialisation), so groups are found by key.
 fn groups_of(lane: usize, pieces: &[Piece]) -> Vec<Group<'_>> {
     let mut groups: Vec<Group<'_>> = Vec::new();
-    let mut index: HashMap<(Category, Option<u32>), usize> = HashMap::new();
+    let mut index: FxHashMap<(Category, Option<u32>), usize> = FxHashMap::default();
     for p in pieces {
         let k = *index.entry((p.category, p.slice)).or_insert_with(|| {
             groups.push(Group {
@@ -425,7 +427,7 @@ fn merge_rest(
 ) -> Vec<Link> {
     let longest_rest = rest.first().map_or(0, |&i| groups[i].dur_ns);
     let mut merged: Vec<Link> = Vec::new();
-    let mut index: HashMap<(Category, &'static str), usize> = HashMap::new();
+    let mut index: FxHashMap<(Category, &'static str), usize> = FxHashMap::default();
     for &i in rest {
         let g = &groups[i];
         let phase = lanes[g.lane].phase;

@@ -1,7 +1,7 @@
 //! Unnamed waits: a thread asleep with no blocking call named in its slices. The thread
 //! that woke it (the `waker_utid` of the state that ended the sleep) is who it waited for.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::context::Ctx;
 use super::model::ThreadMs;
@@ -13,7 +13,7 @@ use crate::store::Utid;
 const WAKERS: usize = 3;
 
 pub fn woken_by(ctx: &Ctx<'_>, utid: Utid, pieces: &[&Piece]) -> Vec<ThreadMs> {
-    let mut by: HashMap<Utid, i64> = HashMap::new();
+    let mut by: FxHashMap<Utid, i64> = FxHashMap::default();
     for p in pieces {
         // The state that follows the sleep carries its waker.
         let waker = p.state_row.and_then(|r| waker_of(ctx, utid, r));

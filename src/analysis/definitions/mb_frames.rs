@@ -2,7 +2,7 @@
 //! count the others. Macrobenchmark's own list ([`frame_timing::frames`]) is mapped onto the
 //! model: on API 31+ by the actual FrameTimeline slice it picked, before by the doFrame.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::analysis::frame_model::Frame;
 use crate::analysis::frame_timing::{self, MbFrame, MbInput, MbProblem};
@@ -123,7 +123,7 @@ pub fn map(frames: &[Frame], input: Option<&MbInput>, api: u32) -> MbMapping {
         }
     };
     // API 31+: the actual slice (start, duration, token); before: the doFrame start.
-    let mut by_key: HashMap<(i64, i64, i64), usize> = HashMap::new();
+    let mut by_key: FxHashMap<(i64, i64, i64), usize> = FxHashMap::default();
     for (i, f) in frames.iter().enumerate() {
         let key = if api >= 31 {
             f.timeline

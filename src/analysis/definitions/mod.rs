@@ -364,10 +364,10 @@ pub fn stdlib_lookup<'a>(stats: &'a StdlibStats, f: &Frame) -> Result<&'a Stdlib
                 .into(),
         );
     };
-    let key = (f.upid, t.token);
-    if let Some(s) = stats.frames.get(&key) {
+    if let Some(s) = stats.frame(f.upid, t.token) {
         return Ok(s);
     }
+    let key = (f.upid, t.token);
     Err(if !stats.do_frame_ids.contains(&key) {
         format!(
             "no Choreographer#doFrame {} in the process (android_frames joins by vsync id)",
