@@ -62,8 +62,6 @@ pub struct Index<'a> {
     pub draw_frames: FxHashMap<Upid, Vec<Span>>,
     /// FrameTracer phases per layer name and kind, by ts.
     pub phases: FxHashMap<(String, Phase), Vec<PhaseSlice>>,
-    /// Child slices per parent slice (for hot spots), built on demand by the caller.
-    pub children: FxHashMap<SliceId, Vec<SliceId>>,
     /// The slices looked up by name, found in the one pass over the slice rows.
     pub named: NamedSlices,
 }
@@ -104,7 +102,6 @@ impl<'a> Index<'a> {
             do_frames: FxHashMap::default(),
             draw_frames: FxHashMap::default(),
             phases: FxHashMap::default(),
-            children: FxHashMap::default(),
             named,
         };
         idx.collect_frame_slices();
