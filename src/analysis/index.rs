@@ -168,8 +168,7 @@ impl<'a> Index<'a> {
 
     fn collect_phases(&mut self) {
         let s = self.store;
-        let mut kind_of_track: rustc_hash::FxHashMap<u32, (Phase, Option<u32>)> =
-            rustc_hash::FxHashMap::default();
+        let mut kind_of_track: FxHashMap<u32, (Phase, Option<u32>)> = FxHashMap::default();
         for (i, t) in s.tracks.iter().enumerate() {
             if s.str(t.kind) != "graphics_frame_event" {
                 continue;

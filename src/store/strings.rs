@@ -113,23 +113,7 @@ impl StringPool {
     /// The id of `n`'s decimal text (frame numbers and tokens name slices), written on the
     /// stack instead of a `String` per event.
     pub fn intern_int(&mut self, n: i64) -> StrId {
-        // i64::MIN is 19 digits and a sign.
-        let mut buf = [0u8; 20];
-        let mut at = buf.len();
-        let mut rest = n.unsigned_abs();
-        loop {
-            at -= 1;
-            buf[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        if n < 0 {
-            at -= 1;
-            buf[at] = b'-';
-        }
-        self.intern(std::str::from_utf8(&buf[at..]).expect("ASCII digits"))
+        self.intern(itoa::Buffer::new().format(n))
     }
 
     pub fn get(&self, id: StrId) -> &str {
