@@ -11,41 +11,39 @@ pub const PENDING_DUR: i64 = -1;
 const MAX_DEPTH: usize = 512;
 const _: () = assert!(MAX_DEPTH as u32 <= super::slice_row::MAX_DEPTH);
 
-/// The open slices of one track, innermost last, and how many of them already have a
-/// duration (only those can be popped by a later event; with none, nothing needs a look).
+/// The open slices of one track, innermost last, and the stack positions of those that
+/// already have a duration (only those can be popped by a later event: a look at the stack
+/// visits them alone, not the begun slices between them).
 #[derive(Default)]
 struct Stack {
     ids: Vec<SliceId>,
-    complete: u32,
+    /// Ascending; the top one is the last.
+    complete_at: Vec<u32>,
 }
 
 impl Stack {
     /// Pops the slices whose end has passed before an event at `new_ts` (of `new_dur`,
     /// PENDING_DUR for a begin or an end); false when a complete event overlaps a parent and
-    /// is dropped. trace_processor's MaybeCloseStack.
+    /// is dropped. trace_processor's MaybeCloseStack, which walks the whole stack from the
+    /// top: a begun slice only tells the complete slice below it that it has an open
+    /// descendant.
     fn close_passed(&mut self, store: &mut Store, new_ts: i64, new_dur: i64) -> bool {
-        if self.complete == 0 {
-            return true;
-        }
-        let stack = &mut self.ids;
-        let complete = &mut self.complete;
+        let Self { ids, complete_at } = self;
         let mut incomplete_descendent = false;
-        let mut i = stack.len() as isize - 1;
-        while i >= 0 {
-            let sid = stack[i as usize];
-            let (start, dur) = {
-                let r = &store.slices[sid as usize];
-                (r.ts, r.dur)
-            };
-            let end = start + dur;
-            if dur == PENDING_DUR {
+        // Positions from `above` up were looked at (or are gone).
+        let mut above = ids.len();
+        let mut k = complete_at.len();
+        while k > 0 {
+            k -= 1;
+            let i = complete_at[k] as usize;
+            if i + 1 < above {
                 incomplete_descendent = true;
-                i -= 1;
-                continue;
             }
+            above = i;
+            let r = &store.slices[ids[i] as usize];
+            let (dur, end) = (r.dur, r.ts + r.dur);
             if incomplete_descendent {
                 if new_ts <= end {
-                    i -= 1;
                     continue;
                 }
                 store.stat(
@@ -53,30 +51,29 @@ impl Stack {
                     Severity::DataLoss,
                     "A slice ended after its parent; children were truncated to the parent's end.",
                 );
-                while stack.len() as isize - 1 > i {
-                    let child = stack.pop().unwrap();
+                while ids.len() > i + 1 {
+                    let child = ids.pop().unwrap();
                     let c = &mut store.slices[child as usize];
                     if c.dur != PENDING_DUR {
-                        *complete -= 1;
+                        complete_at.pop();
                     }
                     c.dur = end - c.ts;
                 }
-                stack.pop();
-                *complete -= 1;
+                ids.pop();
+                complete_at.pop();
                 incomplete_descendent = false;
-                i -= 1;
                 continue;
             }
             let ends_before = end < new_ts;
             let ends_same_and_drop = end == new_ts && !(dur == 0 && new_dur == 0);
             if ends_before || ends_same_and_drop {
-                stack.pop();
-                *complete -= 1;
-                i -= 1;
+                // The top, as trace_processor pops it: `i` itself unless a complete slice
+                // above it is still open at `new_ts`.
+                ids.pop();
+                complete_at.pop();
                 continue;
             }
             if new_dur == PENDING_DUR {
-                i -= 1;
                 continue;
             }
             if new_ts < end && new_ts + new_dur > end {
@@ -87,7 +84,6 @@ impl Stack {
                 );
                 return false;
             }
-            i -= 1;
         }
         true
     }
@@ -160,8 +156,10 @@ impl SliceTracker {
             parent_id,
             arg_set_id: args,
         });
+        if dur != PENDING_DUR {
+            stack.complete_at.push(depth as u32);
+        }
         stack.ids.push(id);
-        stack.complete += (dur != PENDING_DUR) as u32;
         Some(id)
     }
 
@@ -223,7 +221,8 @@ impl SliceTracker {
             stack.pop();
         } else {
             // Stays on the stack with its duration, until an event after its end pops it.
-            st.complete += 1;
+            let at = st.complete_at.partition_point(|&p| (p as usize) < idx);
+            st.complete_at.insert(at, idx as u32);
         }
         Some(sid)
     }
@@ -293,5 +292,146 @@ impl SliceTracker {
             .rev()
             .copied()
             .find(|&s| store.slices[s as usize].dur == PENDING_DUR)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRACK: TrackId = 0;
+
+    /// (depth, parent, dur) of slice `id`.
+    fn shape(s: &Store, id: SliceId) -> (u32, Option<SliceId>, i64) {
+        (
+            s.slices[id as usize].depth(),
+            s.slice_parent(id),
+            s.slices[id as usize].dur,
+        )
+    }
+
+    fn stat(s: &Store, name: &str) -> i64 {
+        s.stats
+            .iter()
+            .find(|((n, _), _)| *n == name)
+            .map_or(0, |(_, e)| e.value)
+    }
+
+    fn begin(t: &mut SliceTracker, s: &mut Store, ts: i64) -> SliceId {
+        t.begin(s, ts, TRACK, None, None, None).unwrap()
+    }
+
+    fn scoped(t: &mut SliceTracker, s: &mut Store, ts: i64, dur: i64) -> Option<SliceId> {
+        t.scoped(s, ts, TRACK, None, None, dur, None)
+    }
+
+    #[test]
+    fn complete_slices_in_a_row_are_siblings() {
+        let (mut t, mut s) = (SliceTracker::default(), Store::default());
+        let a = scoped(&mut t, &mut s, 0, 10).unwrap();
+        let b = scoped(&mut t, &mut s, 10, 5).unwrap();
+        let c = scoped(&mut t, &mut s, 20, 0).unwrap();
+        assert_eq!(shape(&s, a), (0, None, 10));
+        assert_eq!(
+            shape(&s, b),
+            (0, None, 5),
+            "a ends where b starts: popped first"
+        );
+        assert_eq!(shape(&s, c), (0, None, 0));
+        // An instant at the very end of another instant nests in it (trace_processor keeps
+        // zero-duration slices at the same timestamp nested).
+        let d = scoped(&mut t, &mut s, 20, 0).unwrap();
+        assert_eq!(shape(&s, d), (1, Some(c), 0));
+    }
+
+    #[test]
+    fn begun_slices_above_a_complete_one_are_cut_at_its_end() {
+        let (mut t, mut s) = (SliceTracker::default(), Store::default());
+        let parent = scoped(&mut t, &mut s, 0, 100).unwrap();
+        let x = begin(&mut t, &mut s, 10);
+        let y = begin(&mut t, &mut s, 20);
+        // Still inside the parent: nothing is popped, the next begin nests under y.
+        let z = begin(&mut t, &mut s, 100);
+        assert_eq!(shape(&s, z), (3, Some(y), PENDING_DUR));
+        assert_eq!(stat(&s, "misplaced_end_event"), 0);
+        // Past the parent's end: the begun slices above it end where it ends, all leave.
+        let after = begin(&mut t, &mut s, 150);
+        assert_eq!(stat(&s, "misplaced_end_event"), 1);
+        assert_eq!(shape(&s, x), (1, Some(parent), 90));
+        assert_eq!(shape(&s, y), (2, Some(x), 80));
+        assert_eq!(shape(&s, z), (3, Some(y), 0));
+        assert_eq!(shape(&s, after), (0, None, PENDING_DUR));
+    }
+
+    #[test]
+    fn only_complete_slices_below_a_begun_one_see_an_open_descendant() {
+        let (mut t, mut s) = (SliceTracker::default(), Store::default());
+        let outer = scoped(&mut t, &mut s, 0, 1000).unwrap();
+        let open = begin(&mut t, &mut s, 10);
+        let inner = scoped(&mut t, &mut s, 20, 30).unwrap();
+        // Past `inner`'s end, inside `outer`'s: `inner` (nothing open above it) is popped,
+        // `outer` (with `open` above it) stays, and nothing is cut.
+        let next = begin(&mut t, &mut s, 60);
+        assert_eq!(shape(&s, inner), (2, Some(open), 30));
+        assert_eq!(shape(&s, next), (2, Some(open), PENDING_DUR));
+        assert_eq!(shape(&s, open).2, PENDING_DUR);
+        assert_eq!(stat(&s, "misplaced_end_event"), 0);
+        // Past `outer`'s end: `open` and `next` are cut to it.
+        begin(&mut t, &mut s, 2000);
+        assert_eq!(stat(&s, "misplaced_end_event"), 1);
+        assert_eq!(shape(&s, open), (1, Some(outer), 990));
+        assert_eq!(shape(&s, next), (2, Some(open), 940));
+    }
+
+    #[test]
+    fn an_end_below_the_top_leaves_a_complete_slice_on_the_stack() {
+        let (mut t, mut s) = (SliceTracker::default(), Store::default());
+        let name = |s: &mut Store, n: &str| Some(s.intern(n));
+        let (a_name, b_name) = (name(&mut s, "a"), name(&mut s, "b"));
+        let a = t.begin(&mut s, 0, TRACK, None, a_name, None).unwrap();
+        let b = t.begin(&mut s, 5, TRACK, None, b_name, None).unwrap();
+        // `a` ends first (by name): it keeps its place under the still open `b`.
+        assert_eq!(t.end(&mut s, 10, TRACK, None, a_name), Some(a));
+        assert_eq!(shape(&s, a), (0, None, 10));
+        let c = begin(&mut t, &mut s, 8);
+        assert_eq!(shape(&s, c), (2, Some(b), PENDING_DUR), "before a's end");
+        // After `a`'s end with `b` and `c` still open above it: they are cut at 10.
+        let d = begin(&mut t, &mut s, 12);
+        assert_eq!(stat(&s, "misplaced_end_event"), 1);
+        assert_eq!(shape(&s, b), (1, Some(a), 5));
+        assert_eq!(shape(&s, c), (2, Some(b), 2));
+        assert_eq!(shape(&s, d), (0, None, PENDING_DUR));
+    }
+
+    #[test]
+    fn a_cut_leaves_the_complete_slices_below_it_on_their_own() {
+        let (mut t, mut s) = (SliceTracker::default(), Store::default());
+        let names: Vec<_> = ["a", "b", "c"].iter().map(|n| Some(s.intern(n))).collect();
+        let [a, b, c] = [0, 1, 2].map(|i| {
+            t.begin(&mut s, i, TRACK, None, names[i as usize], None)
+                .unwrap()
+        });
+        // `a`, then `b` end under the still open `c` (at the same time: a later end would
+        // find `a`'s end passed and cut `b` and `c` at it).
+        assert_eq!(t.end(&mut s, 10, TRACK, None, names[0]), Some(a));
+        assert_eq!(t.end(&mut s, 10, TRACK, None, names[1]), Some(b));
+        assert_eq!(stat(&s, "misplaced_end_event"), 0);
+        let d = begin(&mut t, &mut s, 25);
+        // `c` is cut at `b`'s end (one misplaced end); `a`, with nothing open above it any
+        // more, simply ends before 25.
+        assert_eq!(stat(&s, "misplaced_end_event"), 1);
+        assert_eq!(shape(&s, c), (2, Some(b), 8));
+        assert_eq!(shape(&s, a), (0, None, 10));
+        assert_eq!(shape(&s, d), (0, None, PENDING_DUR));
+    }
+
+    #[test]
+    fn a_complete_slice_overlapping_its_parent_is_dropped() {
+        let (mut t, mut s) = (SliceTracker::default(), Store::default());
+        let parent = scoped(&mut t, &mut s, 0, 100).unwrap();
+        assert_eq!(scoped(&mut t, &mut s, 50, 80), None);
+        assert_eq!(stat(&s, "slice_drop_overlapping_complete_event"), 1);
+        let child = scoped(&mut t, &mut s, 50, 20).unwrap();
+        assert_eq!(shape(&s, child), (1, Some(parent), 20));
     }
 }
