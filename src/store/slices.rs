@@ -325,6 +325,16 @@ mod tests {
         t.scoped(s, ts, TRACK, None, None, dur, None)
     }
 
+    fn begin_named(t: &mut SliceTracker, s: &mut Store, ts: i64, name: &str) -> SliceId {
+        let name = Some(s.intern(name));
+        t.begin(s, ts, TRACK, None, name, None).unwrap()
+    }
+
+    fn end_named(t: &mut SliceTracker, s: &mut Store, ts: i64, name: &str) -> Option<SliceId> {
+        let name = Some(s.intern(name));
+        t.end(s, ts, TRACK, None, name)
+    }
+
     #[test]
     fn complete_slices_in_a_row_are_siblings() {
         let (mut t, mut s) = (SliceTracker::default(), Store::default());
@@ -386,12 +396,10 @@ mod tests {
     #[test]
     fn an_end_below_the_top_leaves_a_complete_slice_on_the_stack() {
         let (mut t, mut s) = (SliceTracker::default(), Store::default());
-        let name = |s: &mut Store, n: &str| Some(s.intern(n));
-        let (a_name, b_name) = (name(&mut s, "a"), name(&mut s, "b"));
-        let a = t.begin(&mut s, 0, TRACK, None, a_name, None).unwrap();
-        let b = t.begin(&mut s, 5, TRACK, None, b_name, None).unwrap();
+        let a = begin_named(&mut t, &mut s, 0, "a");
+        let b = begin_named(&mut t, &mut s, 5, "b");
         // `a` ends first (by name): it keeps its place under the still open `b`.
-        assert_eq!(t.end(&mut s, 10, TRACK, None, a_name), Some(a));
+        assert_eq!(end_named(&mut t, &mut s, 10, "a"), Some(a));
         assert_eq!(shape(&s, a), (0, None, 10));
         let c = begin(&mut t, &mut s, 8);
         assert_eq!(shape(&s, c), (2, Some(b), PENDING_DUR), "before a's end");
@@ -406,15 +414,13 @@ mod tests {
     #[test]
     fn a_cut_leaves_the_complete_slices_below_it_on_their_own() {
         let (mut t, mut s) = (SliceTracker::default(), Store::default());
-        let names: Vec<_> = ["a", "b", "c"].iter().map(|n| Some(s.intern(n))).collect();
-        let [a, b, c] = [0, 1, 2].map(|i| {
-            t.begin(&mut s, i, TRACK, None, names[i as usize], None)
-                .unwrap()
-        });
+        let a = begin_named(&mut t, &mut s, 0, "a");
+        let b = begin_named(&mut t, &mut s, 1, "b");
+        let c = begin_named(&mut t, &mut s, 2, "c");
         // `a`, then `b` end under the still open `c` (at the same time: a later end would
         // find `a`'s end passed and cut `b` and `c` at it).
-        assert_eq!(t.end(&mut s, 10, TRACK, None, names[0]), Some(a));
-        assert_eq!(t.end(&mut s, 10, TRACK, None, names[1]), Some(b));
+        assert_eq!(end_named(&mut t, &mut s, 10, "a"), Some(a));
+        assert_eq!(end_named(&mut t, &mut s, 10, "b"), Some(b));
         assert_eq!(stat(&s, "misplaced_end_event"), 0);
         let d = begin(&mut t, &mut s, 25);
         // `c` is cut at `b`'s end (one misplaced end); `a`, with nothing open above it any
