@@ -288,6 +288,9 @@ fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::index::Index;
+    use crate::analysis::thread_state::ThreadStateIndex;
+    use crate::store::{NewSlice, Store, ThreadStateRow};
 
     /// The merged boundaries are every boundary sorted once each, whether the runs come in
     /// order (slice starts, state changes), in any order (slice ends) or out of the order
@@ -321,9 +324,6 @@ mod tests {
             assert_eq!(got, expected, "{starts:?} {ends:?} {states:?}");
         }
     }
-    use crate::analysis::index::Index;
-    use crate::analysis::thread_state::ThreadStateIndex;
-    use crate::store::{NewSlice, Store, ThreadStateRow};
 
     /// One thread (utid 0) with slices (ts, dur, depth, name) and states (ts, dur, state,
     /// waker); utid 1 is a second thread that can wake it.
