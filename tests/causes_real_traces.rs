@@ -389,7 +389,9 @@ fn lookups_built_ahead_answer_as_those_built_on_first_use() {
 /// frames a report shows keep their whole chain (here every other one); the rest keep the
 /// totals the aggregates read, which must be their whole chain's. The totals of half the
 /// janky frames are worked out ahead (as `analyze` does while the frame database is built)
-/// by a context of their own, and every process's frames share that one lookup.
+/// by a context of their own, and every process's frames share that one lookup; some of
+/// them (shown or not) are attributed whole ahead, and a shown one's chain must be the same
+/// as if the loop had attributed it.
 #[test]
 fn chains_built_on_two_threads_are_each_frames_own() {
     use frameprobe::analysis::causes::{chain, chains_of, context::Ctx, early::EarlyTotals};
@@ -399,15 +401,25 @@ fn chains_built_on_two_threads_are_each_frames_own() {
         let store = analysis_store(t);
         let (idx, states) = (Index::new(&store), ThreadStateIndex::all(&store));
         let (two, one) = (Ctx::new(&idx, &states), Ctx::new(&idx, &states));
-        let (mut compared, mut totals_only) = (0, 0);
+        let (mut compared, mut totals_only, mut whole_from_ahead) = (0, 0, 0);
         let by_process = frameprobe::analysis::frames::build(&idx);
         let ahead = Ctx::new(&idx, &states);
         let all = || by_process.values().flatten();
         let half = std::cell::Cell::new(all().count() / 2);
-        let early = EarlyTotals::work_out(&ahead, all(), || {
-            half.set(half.get().saturating_sub(1));
-            half.get() > 0
-        });
+        // Whole ahead: every third frame of each process, two of them shown for one not.
+        let whole_ahead: std::collections::HashSet<(u32, i64)> = by_process
+            .values()
+            .flat_map(|fs| fs.iter().step_by(3).map(|f| (f.upid, f.ts)))
+            .collect();
+        let early = EarlyTotals::work_out(
+            &ahead,
+            all(),
+            |f| whole_ahead.contains(&(f.upid, f.ts)),
+            || {
+                half.set(half.get().saturating_sub(1));
+                half.get() > 0
+            },
+        );
         assert!(!early.is_empty() && early.len() < all().count());
         for frames in by_process.values() {
             let wanted: Vec<bool> = (0..frames.len()).map(|i| i % 3 != 2).collect();
@@ -440,11 +452,14 @@ fn chains_built_on_two_threads_are_each_frames_own() {
                 }
                 compared += usize::from(want.is_some());
                 totals_only += usize::from(want.is_some() && !shown[i]);
+                let ahead_whole = early.get(f).is_some() && whole_ahead.contains(&(f.upid, f.ts));
+                whole_from_ahead += usize::from(want.is_some() && shown[i] && ahead_whole);
             }
         }
         assert!(
-            compared >= 16 && totals_only >= 8,
-            "{}: {compared} chains compared, {totals_only} as totals only",
+            compared >= 16 && totals_only >= 8 && whole_from_ahead >= 2,
+            "{}: {compared} chains compared, {totals_only} as totals only, \
+             {whole_from_ahead} whole from ahead",
             t.display()
         );
     }

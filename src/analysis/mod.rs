@@ -256,8 +256,11 @@ pub fn analyze(store: &Store, opts: &AnalyzeOptions, trace: &str) -> AnalyzeRepo
             if let Some(lookups) = ahead.lookups.take() {
                 let ctx = causes::context::Ctx::new(&idx, &states).with_prebuilt(Some(lookups));
                 let janky = janky_frames_largest_process_first(&by_process, &ahead.vsync);
+                // Shown for sure: every frame, or every frame of a process with no more
+                // frames than the report explains.
+                let shown = |f: &Frame| opts.all_frames || by_process[&f.upid].len() <= opts.top;
                 ahead.early =
-                    causes::early::EarlyTotals::work_out(&ctx, janky, || !h.is_finished());
+                    causes::early::EarlyTotals::work_out(&ctx, janky, shown, || !h.is_finished());
                 ahead.lookups = ctx.into_prebuilt();
             }
         }

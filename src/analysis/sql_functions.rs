@@ -23,11 +23,12 @@ pub fn split_nth<'a>(s: &'a str, delimiter: &str, index: usize) -> Option<&'a st
 fn str_split(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     conn.create_scalar_function("str_split", 3, flags, |ctx| {
-        let s: Option<String> = ctx.get(0)?;
-        let d: String = ctx.get(1)?;
+        // Read in place: the frame tables split every doFrame, DrawFrame and layer name.
+        let s = ctx.get_raw(0).as_str_or_null()?;
+        let d = ctx.get_raw(1).as_str()?;
         let i: i64 = ctx.get(2)?;
         Ok(match (s, d.is_empty(), usize::try_from(i)) {
-            (Some(s), false, Ok(i)) => split_nth(&s, &d, i).map(str::to_string),
+            (Some(s), false, Ok(i)) => split_nth(s, d, i).map(str::to_string),
             _ => None,
         })
     })
@@ -65,4 +66,31 @@ pub fn register(conn: &Connection) -> rusqlite::Result<()> {
         jank::is_missed_frame_type,
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Perfetto's `str_split`: the piece at a 0-based index, NULL for a NULL text, an index
+    /// past the last piece, a negative index or an empty delimiter.
+    #[test]
+    fn str_split_gives_the_piece_or_null() {
+        let conn = Connection::open_in_memory().unwrap();
+        register(&conn).unwrap();
+        let split = |sql: &str| -> Option<String> {
+            conn.query_row(&format!("SELECT {sql}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(
+            split("str_split('Choreographer#doFrame 123', ' ', 1)").as_deref(),
+            Some("123")
+        );
+        assert_eq!(split("str_split('a#b#c', '#', 0)").as_deref(), Some("a"));
+        assert_eq!(split("str_split('a##c', '#', 1)").as_deref(), Some(""));
+        assert_eq!(split("str_split('a#b', '#', 2)"), None);
+        assert_eq!(split("str_split('a#b', '#', -1)"), None);
+        assert_eq!(split("str_split('a#b', '', 0)"), None);
+        assert_eq!(split("str_split(NULL, '#', 0)"), None);
+    }
 }

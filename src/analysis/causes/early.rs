@@ -2,12 +2,15 @@
 //! thread finishes its own share first and would then wait for the database's SQL (about
 //! 70 ms on the 200 MB bench trace); it spends that wait on the janky frames' chains, which
 //! need only the store and the index. The per-process loop then takes their totals instead
-//! of working them out again on the critical path.
+//! of working them out again on the critical path. The frames a report is sure to show
+//! (see [`EarlyTotals::work_out`]) are attributed whole, and the loop takes that too.
+
+use std::sync::Mutex;
 
 use rustc_hash::FxHashMap;
 
 use super::context::Ctx;
-use super::{attributed, Attributed, ChainTotals};
+use super::{attributed, Attributed, ChainTotals, Depth};
 use crate::analysis::frame_model::Frame;
 use crate::store::{SliceId, Upid};
 
@@ -41,32 +44,59 @@ impl FrameKey {
     }
 }
 
-/// Totals of chains worked out ahead, by frame (None where the frame has no chain).
+/// Most frames attributed whole ahead: each holds its links and evidence until the loop
+/// takes it (about 11 KiB a chain on the bench trace), while the totals are a few hundred
+/// bytes.
+const MOST_WHOLE_AHEAD: usize = 256;
+
+/// One frame's chain worked out ahead: its totals (None where the frame has no chain) and,
+/// for a frame sure to be shown, its whole attribution until the loop takes it.
+struct ChainAhead {
+    totals: Option<ChainTotals>,
+    whole: Mutex<Option<Option<Attributed>>>,
+}
+
+/// Chains worked out ahead, by frame.
 #[derive(Default)]
-pub struct EarlyTotals(FxHashMap<FrameKey, Option<ChainTotals>>);
+pub struct EarlyTotals(FxHashMap<FrameKey, ChainAhead>);
 
 impl EarlyTotals {
     /// The chain totals of `frames`, in order, for as long as `keep_going` says (checked
-    /// before each frame: a chain takes well under a millisecond).
+    /// before each frame: a chain takes well under a millisecond). The frames `shown` marks
+    /// (those a report is sure to show: it would otherwise attribute them twice, for the
+    /// totals here and whole in the loop) are attributed whole, up to [`MOST_WHOLE_AHEAD`].
     pub fn work_out<'f>(
         ctx: &Ctx<'_>,
         frames: impl IntoIterator<Item = &'f Frame>,
+        shown: impl Fn(&Frame) -> bool,
         keep_going: impl Fn() -> bool,
     ) -> Self {
         let mut out = FxHashMap::default();
+        let mut whole_left = MOST_WHOLE_AHEAD;
         for f in frames {
             if !keep_going() {
                 break;
             }
-            let totals = attributed(ctx, f).as_ref().map(Attributed::totals);
-            out.insert(FrameKey::of(f), totals);
+            let whole = whole_left > 0 && shown(f);
+            let a = attributed(ctx, f, Depth::shown(whole));
+            let totals = a.as_ref().map(Attributed::totals);
+            whole_left -= whole as usize;
+            let whole = Mutex::new(whole.then_some(a));
+            out.insert(FrameKey::of(f), ChainAhead { totals, whole });
         }
         EarlyTotals(out)
     }
 
     /// The totals worked out for `frame`; None when it was not reached.
     pub fn get(&self, frame: &Frame) -> Option<&Option<ChainTotals>> {
-        self.0.get(&FrameKey::of(frame))
+        self.0.get(&FrameKey::of(frame)).map(|a| &a.totals)
+    }
+
+    /// The whole attribution worked out for `frame`, taken: None when it was not, or was
+    /// already taken (frames with the same key have the same chain).
+    pub(super) fn take_whole(&self, frame: &Frame) -> Option<Option<Attributed>> {
+        let ahead = self.0.get(&FrameKey::of(frame))?;
+        ahead.whole.lock().ok()?.take()
     }
 
     pub fn len(&self) -> usize {

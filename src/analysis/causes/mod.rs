@@ -136,7 +136,31 @@ fn lanes(ctx: &Ctx<'_>, fs: &FrameSlices, w: &Window) -> Vec<Lane> {
 
 /// The cause chain of `frame`; None when the frame has no complete window.
 pub fn chain(ctx: &Ctx<'_>, frame: &Frame) -> Option<CauseChain> {
-    attributed(ctx, frame).map(|a| a.into_chain(ctx, frame))
+    attributed(ctx, frame, Depth::Whole).map(|a| a.into_chain(ctx, frame))
+}
+
+/// How much of a chain is built. Every janky frame needs its totals (the aggregates read
+/// them); only a shown frame needs its links' evidence, whose largest part, the
+/// RenderThread's attribution over the whole window, was a fifth of x60 `analyze`'s chain
+/// work (docs/speed.md, "CPU, thirtieth round"). The links, their durations, start times
+/// and order are the same at both depths, so the totals are too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Depth {
+    /// Each link's category, phase, start and duration: what [`Attributed::totals`] reads.
+    Totals,
+    /// And each link's evidence, rule and context, for [`Attributed::into_chain`].
+    Whole,
+}
+
+impl Depth {
+    /// Whole for a frame the report shows, totals for the others.
+    pub(super) fn shown(shown: bool) -> Depth {
+        if shown {
+            Depth::Whole
+        } else {
+            Depth::Totals
+        }
+    }
 }
 
 /// A frame's window attributed to causes: what both a whole chain and its totals need.
@@ -148,7 +172,7 @@ struct Attributed {
     by_category: Vec<CategoryTotal>,
 }
 
-fn attributed(ctx: &Ctx<'_>, frame: &Frame) -> Option<Attributed> {
+fn attributed(ctx: &Ctx<'_>, frame: &Frame, depth: Depth) -> Option<Attributed> {
     let fs = frame_slices::resolve(ctx, frame);
     let w = window(frame, &fs)?;
     let lanes = lanes(ctx, &fs, &w);
@@ -215,11 +239,16 @@ fn attributed(ctx: &Ctx<'_>, frame: &Frame) -> Option<Attributed> {
         .iter()
         .map(|&i| {
             let g = &groups[i];
-            link_of(ctx, &lanes[g.lane], &threads[g.lane], g, &rt_over_window)
+            match depth {
+                Depth::Whole => link_of(ctx, &lanes[g.lane], &threads[g.lane], g, &rt_over_window),
+                Depth::Totals => {
+                    bare_link(g.category, lanes[g.lane].phase, g.pieces[0].start, g.dur_ns)
+                }
+            }
         })
         .collect();
     links.extend(after_rt);
-    links.extend(merge_rest(&lanes, &threads, &groups, rest));
+    links.extend(merge_rest(&lanes, &threads, &groups, rest, depth));
     links.sort_by_key(|l| l.ts);
     let by_category = totals(&links, w.dur_ns);
     Some(Attributed {
@@ -351,15 +380,15 @@ pub fn chains_of(
         totals: vec![None; frames.len()],
         whole: (0..frames.len()).map(|_| None).collect(),
     };
-    let mut wanted: Vec<usize> = Vec::new();
+    let mut wanted: Vec<(usize, Option<Option<Attributed>>)> = Vec::new();
     for i in (0..frames.len()).filter(|&i| janky[i]) {
         match early.get(&frames[i]) {
             Some(totals) if !whole[i] => out.totals[i] = totals.clone(),
-            _ => wanted.push(i),
+            _ => wanted.push((i, early.take_whole(&frames[i]).filter(|_| whole[i]))),
         }
     }
-    let built = super::work_list::map_in_order(wanted, CHAINS_FOR_TWO_THREADS, |i| {
-        let a = attributed(ctx, &frames[i]);
+    let built = super::work_list::map_in_order(wanted, CHAINS_FOR_TWO_THREADS, |(i, ahead)| {
+        let a = ahead.unwrap_or_else(|| attributed(ctx, &frames[i], Depth::shown(whole[i])));
         let totals = a.as_ref().map(Attributed::totals);
         let chain = a
             .filter(|_| whole[i])
@@ -424,6 +453,7 @@ fn merge_rest(
     threads: &[Option<ThreadRef>],
     groups: &[Group<'_>],
     rest: &[usize],
+    depth: Depth,
 ) -> Vec<Link> {
     let longest_rest = rest.first().map_or(0, |&i| groups[i].dur_ns);
     let mut merged: Vec<Link> = Vec::new();
@@ -433,27 +463,23 @@ fn merge_rest(
         let phase = lanes[g.lane].phase;
         let ts = g.pieces[0].start;
         let k = *index.entry((g.category, phase)).or_insert_with(|| {
-            merged.push(Link {
-                category: g.category.id(),
-                label: g.category.label(),
-                family: g.category.family(),
-                phase,
-                thread: threads[g.lane].clone(),
-                ts,
-                rule: format!(
+            let mut link = bare_link(g.category, phase, ts, 0);
+            if depth == Depth::Whole {
+                link.thread = threads[g.lane].clone();
+                link.rule = format!(
                     "shorter links of this category merged (each at most {:.2} ms); first rule: {}",
                     ms(longest_rest),
                     g.rule()
-                ),
-                ..Default::default()
-            });
+                );
+            }
+            merged.push(link);
             merged.len() - 1
         });
         let m = &mut merged[k];
         m.dur_ns += g.dur_ns;
         m.ts = m.ts.min(ts);
         m.merged += 1;
-        if let Some(id) = g.slice {
+        if let Some(id) = g.slice.filter(|_| depth == Depth::Whole) {
             if m.context_slice_ids.len() < MAX_CONTEXT {
                 m.context_slice_ids.push(id);
             }
@@ -463,6 +489,20 @@ fn merge_rest(
         m.ms = ms(m.dur_ns);
     }
     merged
+}
+
+/// A link with only what its totals read: category, phase, start and duration.
+fn bare_link(category: Category, phase: &'static str, ts: i64, dur_ns: i64) -> Link {
+    Link {
+        category: category.id(),
+        label: category.label(),
+        family: category.family(),
+        phase,
+        ts,
+        dur_ns,
+        ms: ms(dur_ns),
+        ..Default::default()
+    }
 }
 
 /// A group's link, with the evidence of its cause family.
@@ -484,21 +524,14 @@ fn link_of<'p>(
     }
     let s = slice.map(|id| &ctx.store.slices[id as usize]);
     let mut link = Link {
-        category: category.id(),
-        label: category.label(),
-        family: category.family(),
-        phase: lane.phase,
         thread: thread.clone(),
-        ts: ps[0].start,
-        dur_ns: g.dur_ns,
-        ms: ms(g.dur_ns),
         slice_id: slice,
         slice_name: slice.map(|id| ctx.slice_name(id).to_string()),
         slice_ts: s.map(|s| s.ts),
         slice_dur_ns: s.map(|s| s.dur),
         context_slice_ids: context,
         rule: g.rule(),
-        ..Default::default()
+        ..bare_link(category, lane.phase, ps[0].start, g.dur_ns)
     };
     // A slice's link has the slice's own span as evidence.
     let (stretches, longest) = stretches_of(ps);
