@@ -45,8 +45,8 @@ impl FrameKey {
 }
 
 /// Most frames attributed whole ahead: each holds its links and evidence until the loop
-/// takes it (about 11 KiB a chain on the bench trace), while the totals are a few hundred
-/// bytes.
+/// takes it (11 KiB for a typical chain of the bench trace, 60 to 75 KiB for its 1.1 s
+/// startup frames), while the totals are a few hundred bytes.
 const MOST_WHOLE_AHEAD: usize = 256;
 
 /// One frame's chain worked out ahead: its totals (None where the frame has no chain) and,
