@@ -406,7 +406,7 @@ fn chains_built_on_two_threads_are_each_frames_own() {
         let ahead = Ctx::new(&idx, &states);
         let all = || by_process.values().flatten();
         let half = std::cell::Cell::new(all().count() / 2);
-        // Whole ahead: every third frame of each process, two of them shown for one not.
+        // Whole ahead: every third frame of each process, every other one of them shown.
         let whole_ahead: std::collections::HashSet<(u32, i64)> = by_process
             .values()
             .flat_map(|fs| fs.iter().step_by(3).map(|f| (f.upid, f.ts)))

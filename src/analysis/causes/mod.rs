@@ -384,7 +384,7 @@ pub fn chains_of(
     for i in (0..frames.len()).filter(|&i| janky[i]) {
         match early.get(&frames[i]) {
             Some(totals) if !whole[i] => out.totals[i] = totals.clone(),
-            _ => wanted.push((i, early.take_whole(&frames[i]).filter(|_| whole[i]))),
+            _ => wanted.push((i, early.take_whole(&frames[i]))),
         }
     }
     let built = super::work_list::map_in_order(wanted, CHAINS_FOR_TWO_THREADS, |(i, ahead)| {
